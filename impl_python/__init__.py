@@ -1,0 +1,1 @@
+"""Reference implementation of Hanzo's agent runtime core (HIP-301), standard library only."""

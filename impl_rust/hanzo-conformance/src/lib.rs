@@ -1,0 +1,43 @@
+//! The JSON layer between the shared vectors and the `hanzo-*` crates.
+//!
+//! Each domain module exposes `run(input) -> Result<output, CaseError>`; the
+//! harness (through the PyO3 binding) and `cargo test` (through `tests/vectors.rs`)
+//! both call [`run_case`].
+
+use serde_json::Value;
+
+/// A contract error: a stable `code` from the domain's contract, and a message
+/// that is for people only (never compared).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseError {
+    pub code: String,
+    pub message: String,
+}
+
+impl CaseError {
+    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { code: code.into(), message: message.into() }
+    }
+}
+
+type RunFn = fn(&Value) -> Result<Value, CaseError>;
+
+/// Every domain this platform implements, by its kebab-case name.
+const DOMAINS: &[(&str, RunFn)] = &[
+];
+
+/// The domains this platform implements.
+pub fn domains() -> impl Iterator<Item = &'static str> {
+    DOMAINS.iter().map(|(name, _)| *name)
+}
+
+/// Run one case's input through the named domain.
+///
+/// # Errors
+/// The domain's contract error, or `unknown_domain` for a domain not in [`domains`].
+pub fn run_case(domain: &str, input: &Value) -> Result<Value, CaseError> {
+    match DOMAINS.iter().find(|(name, _)| *name == domain) {
+        Some((_, run)) => run(input),
+        None => Err(CaseError::new("unknown_domain", format!("rust does not implement {domain}"))),
+    }
+}
