@@ -1,0 +1,1 @@
+"""Platforms: the thin JSON-in/JSON-out layers between the harness and each implementation."""

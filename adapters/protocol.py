@@ -1,0 +1,82 @@
+"""The one interface every platform is driven through.
+
+A platform is anything that can turn a batch of requests ``{id, domain, input}``
+into one response each. The harness never looks further inside: an in-process
+Python module, a compiled extension and a subprocess in another language are
+all adapters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypedDict, Union, runtime_checkable
+
+PROTOCOL_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """What a platform says about itself when started."""
+
+    name: str
+    version: str
+    language: str
+    domains: frozenset[str] = field(default_factory=frozenset)
+
+
+class Request(TypedDict):
+    id: str
+    domain: str
+    input: Any
+
+
+class ErrorBody(TypedDict):
+    code: str
+    message: str
+
+
+class CrashBody(TypedDict):
+    message: str
+    detail: str
+
+
+class OutputResponse(TypedDict):
+    id: str
+    output: Any
+
+
+class ErrorResponse(TypedDict):
+    id: str
+    error: ErrorBody
+
+
+class CrashResponse(TypedDict):
+    id: str
+    crash: CrashBody
+
+
+Response = Union[OutputResponse, ErrorResponse, CrashResponse]
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """start() once, run() any number of batches, stop() once."""
+
+    name: str
+
+    def start(self) -> Implementation: ...
+
+    def run(self, requests: Sequence[Request]) -> list[Response]:
+        """Exactly one response per request, in the same order, ids echoed.
+
+        Must not raise for anything the implementation does: a crash, hang or
+        protocol violation becomes a ``crash`` response for the case it hit.
+        """
+        ...
+
+    def stop(self) -> None: ...
+
+
+def crash(request_id: str, message: str, detail: str = "") -> CrashResponse:
+    return {"id": request_id, "crash": {"message": message, "detail": detail}}

@@ -1,0 +1,4 @@
+export class HanzoError extends Error {
+  constructor(code: string, message: string);
+  readonly code: string;
+}

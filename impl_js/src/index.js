@@ -1,0 +1,9 @@
+// Hanzo agent runtime core (HIP-301), one module per domain.
+export { HanzoError } from "./errors.js";
+export * from "./sse.js";
+export * from "./mcp-names.js";
+export * from "./permissions.js";
+export * from "./compaction.js";
+export * from "./pkce.js";
+export * from "./config.js";
+export * from "./backoff.js";
