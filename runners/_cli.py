@@ -1,0 +1,136 @@
+"""hanzo-conformance: validate, list and run the shared vectors across platforms."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, start_all, stop_all
+from ._report import case_inputs, document, render_text
+from ._run import run_matrix
+from ._vectors import VECTORS_DIR, VectorFile, load_vectors
+from .exceptions import HarnessError, VectorFileError
+
+
+def _sources(args: argparse.Namespace) -> list[Path]:
+    sources = [] if args.no_default_vectors else [VECTORS_DIR]
+    return sources + [Path(p) for p in args.vectors]
+
+
+def _load(args: argparse.Namespace) -> list[VectorFile]:
+    files = load_vectors(_sources(args))
+    if args.domain:
+        unknown = set(args.domain) - {vf.domain for vf in files}
+        if unknown:
+            raise HarnessError(f"no vectors for domain(s): {', '.join(sorted(unknown))}")
+        files = [vf for vf in files if vf.domain in args.domain]
+    if not files:
+        raise HarnessError("no vector files found in " + ", ".join(map(str, _sources(args))))
+    return sorted(files, key=lambda vf: (vf.domain, str(vf.path)))
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    files = _load(args)
+    total = sum(len(vf.cases) for vf in files)
+    print(f"ok: {len(files)} vector files, {total} cases, all valid against schemas/")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    files = _load(args)
+    for vf in files:
+        errors = sum(c.expects_error for c in vf.cases)
+        tags = Counter(t for c in vf.cases for t in c.tags)
+        print(f"{vf.domain}  ({vf.path.name}): {len(vf.cases)} cases, {errors} expect an error")
+        if tags:
+            print("  tags: " + ", ".join(f"{t} ({n})" for t, n in sorted(tags.items())))
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    files = _load(args)
+    platforms = start_all(factories(args.platform, args.worker, args.case_timeout))
+    try:
+        outcomes = run_matrix(files, platforms)
+    finally:
+        stop_all(platforms)
+    doc = document([o.to_json() for o in outcomes], {p.name: describe(p) for p in platforms})
+    if args.format == "json":
+        text = json.dumps(doc, indent=2, ensure_ascii=False)
+    else:
+        text = render_text(doc, case_inputs(files), max_problems=args.max_problems)
+    if args.output:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+        if args.format == "json":
+            print(render_text(doc, case_inputs(files), max_problems=args.max_problems))
+    else:
+        print(text)
+    return 1 if doc["summary"]["diverged"] else 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    doc = json.loads(Path(args.results).read_text(encoding="utf-8"))
+    print(render_text(doc, max_problems=args.max_problems))
+    return 1 if doc["summary"]["diverged"] else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hanzo-conformance", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def vector_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--vectors", action="append", default=[], metavar="PATH",
+                       help="also load this vector file or folder (repeatable)")
+        p.add_argument("--no-default-vectors", action="store_true",
+                       help="load only --vectors, not the project's vectors/")
+        p.add_argument("--domain", action="append", default=[], help="only this domain (repeatable)")
+
+    p = sub.add_parser("validate", help="check every vector file against schemas/")
+    vector_options(p)
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("list", help="domains, case counts and tags")
+    vector_options(p)
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("run", help="run the matrix and print the parity report")
+    vector_options(p)
+    p.add_argument("--platform", action="append", default=[],
+                   help="only this platform: python, rust, js, or a --worker name (repeatable)")
+    p.add_argument("--worker", action="append", default=[], metavar="NAME=COMMAND",
+                   help="add an out-of-process platform speaking docs/protocol.md")
+    p.add_argument("--case-timeout", type=float, default=DEFAULT_CASE_TIMEOUT, metavar="SECONDS",
+                   help=f"per-case timeout for worker platforms (default {DEFAULT_CASE_TIMEOUT})")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--output", metavar="FILE", help="write the report here (with --format json, "
+                   "the table is still printed)")
+    p.add_argument("--max-problems", type=int, default=50, help="failures shown in full (default 50)")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("report", help="render a saved --format json result file")
+    p.add_argument("results", metavar="FILE")
+    p.add_argument("--max-problems", type=int, default=50)
+    p.set_defaults(func=cmd_report)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except VectorFileError as e:
+        print(f"hanzo-conformance: invalid vectors ({len(e.problems)} problems):", file=sys.stderr)
+        for problem in e.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 2
+    except (HarnessError, ValueError) as e:
+        print(f"hanzo-conformance: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

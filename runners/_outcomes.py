@@ -1,0 +1,127 @@
+"""Judge one case on one platform: pass, fail, error or skip."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ._compare import MISSING, Difference, diff, rules_for
+from ._schemas import domain_schema, pointer
+from ._vectors import Case
+
+Status = Literal["pass", "fail", "error", "skip"]
+SEVERITY: dict[Status, int] = {"pass": 0, "skip": 1, "fail": 2, "error": 3}
+
+
+@dataclass(frozen=True)
+class SchemaViolation:
+    pointer: str
+    message: str
+    variant: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"pointer": self.pointer, "message": self.message}
+        if self.variant is not None:
+            out["variant"] = self.variant
+        return out
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one case on one platform."""
+
+    domain: str
+    case: str
+    platform: str
+    status: Status
+    actual: Any = MISSING
+    diff: tuple[Difference, ...] = ()
+    schema_errors: tuple[SchemaViolation, ...] = ()
+    message: str | None = None
+    detail: str | None = None
+    variant: str | None = field(default=None)  # for an error: the chunking it happened on
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "domain": self.domain,
+            "case": self.case,
+            "platform": self.platform,
+            "status": self.status,
+        }
+        if self.actual is not MISSING:
+            out["actual"] = self.actual
+        out["diff"] = [d.to_json() for d in self.diff]
+        if self.schema_errors:
+            out["schema_errors"] = [s.to_json() for s in self.schema_errors]
+        for key in ("message", "detail", "variant"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        return out
+
+
+def _envelope(response: Mapping[str, Any]) -> Any:
+    if "error" in response:
+        return {"error": response["error"].get("code")}
+    return {"output": response.get("output")}
+
+
+def _actual(response: Mapping[str, Any]) -> Any:
+    if "output" in response:
+        return response["output"]
+    if "error" in response:
+        return {"error": response["error"]}
+    return MISSING
+
+
+def judge_response(
+    case: Case, response: Mapping[str, Any], rules: Sequence[Mapping[str, Any]], variant: str | None
+) -> tuple[list[Difference], list[SchemaViolation]]:
+    """Differences and schema violations of one response (a crash is handled by the caller)."""
+    if case.expects_error or "error" in response:
+        want = {"error": case.error} if case.expects_error else {"output": case.expected}
+        got = _envelope(response)
+        return ([], []) if got == want else ([Difference("", want, got, variant)], [])
+    output = response.get("output")
+    schema = domain_schema(case.domain)
+    violations = []
+    if schema is not None:
+        violations = [
+            SchemaViolation(pointer(e.absolute_path), e.message, variant)
+            for e in schema.output.iter_errors(output)
+        ]
+    differences = [
+        Difference(d.pointer, d.expected, d.actual, variant)
+        for d in diff(case.expected, output, rules_for(rules, case.input))
+    ]
+    return differences, violations
+
+
+def judge(
+    case: Case,
+    platform: str,
+    responses: Sequence[tuple[str | None, Mapping[str, Any]]],
+    rules: Sequence[Mapping[str, Any]],
+) -> Outcome:
+    """Combine the responses for a case and its variants (the original first) into one outcome."""
+    differences: list[Difference] = []
+    violations: list[SchemaViolation] = []
+    actual: Any = MISSING
+    for variant, response in responses:
+        if variant is None:
+            actual = _actual(response)
+        if "crash" in response:
+            body = response["crash"]
+            name = f" (chunking {variant})" if variant else ""
+            return Outcome(
+                case.domain, case.id, platform, "error", actual,
+                message=f"{platform} crashed{name}: {body.get('message', '')}",
+                detail=body.get("detail") or None,
+                variant=variant,
+            )
+        d, v = judge_response(case, response, rules, variant)
+        differences.extend(d)
+        violations.extend(v)
+    status: Status = "fail" if differences or violations else "pass"
+    return Outcome(case.domain, case.id, platform, status, actual, tuple(differences), tuple(violations))

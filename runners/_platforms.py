@@ -1,0 +1,71 @@
+"""Choose platforms by name, plus any out-of-process worker given as NAME=COMMAND."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from adapters import registry
+from adapters.protocol import Adapter
+
+from ._run import StartedPlatform, start_platform
+from .exceptions import UnknownPlatform
+
+DEFAULT_CASE_TIMEOUT = 10.0
+
+
+def parse_worker(spec: str) -> tuple[str, list[str]]:
+    name, sep, command = spec.partition("=")
+    if not sep or not name or not command.strip():
+        raise ValueError(f"--worker takes NAME=COMMAND, got {spec!r}")
+    return name, shlex.split(command)
+
+
+def factories(
+    names: Sequence[str] | None,
+    workers: Sequence[str] = (),
+    case_timeout: float = DEFAULT_CASE_TIMEOUT,
+) -> list[tuple[str, Callable[[], Adapter]]]:
+    """(name, factory) for each selected platform; all built-in ones when names is empty."""
+    chosen: list[tuple[str, Callable[[], Adapter]]] = []
+    extra = dict(parse_worker(w) for w in workers)
+    for name in names or [n for n in registry.platform_names() if n not in extra]:
+        if name in extra:
+            continue
+        if not registry.is_platform(name):
+            raise UnknownPlatform(name, [*registry.platform_names(), *extra])
+        chosen.append((name, lambda name=name: registry.create(name, timeout=case_timeout)))
+    for name, command in extra.items():
+        def make(name: str = name, command: list[str] = command) -> Adapter:
+            from adapters.subprocess import WorkerAdapter
+
+            return WorkerAdapter(name, command, timeout=case_timeout)
+
+        chosen.append((name, make))
+    return chosen
+
+
+def start_all(chosen: Sequence[tuple[str, Callable[[], Adapter]]]) -> list[StartedPlatform]:
+    return [start_platform(name, factory) for name, factory in chosen]
+
+
+def describe(platform: StartedPlatform) -> dict[str, Any]:
+    impl = platform.implementation
+    if impl is None:
+        return {"failure": platform.failure or "did not start"}
+    return {
+        "implementation": impl.name,
+        "version": impl.version,
+        "language": impl.language,
+        "domains": sorted(impl.domains),
+    }
+
+
+def stop_all(platforms: Sequence[StartedPlatform]) -> None:
+    for p in platforms:
+        if p.adapter is not None:
+            try:
+                p.adapter.stop()
+            except Exception:  # stopping is best effort; results are already recorded
+                pass

@@ -1,0 +1,106 @@
+"""Run vector cases on platforms and judge every one: the matrix behind the CLI and the pytest plugin."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from adapters.protocol import Adapter, Implementation, Request, Response
+
+from ._outcomes import Outcome, judge
+from ._variants import expand
+from ._vectors import Case, VectorFile
+
+
+@dataclass
+class StartedPlatform:
+    """An adapter after start(): either running (implementation) or not (failure)."""
+
+    name: str
+    adapter: Adapter | None
+    implementation: Implementation | None
+    failure: str | None = None
+    detail: str | None = None
+
+
+def start_platform(name: str, adapter_factory: object) -> StartedPlatform:
+    """Create and start one platform; a failure is recorded, never raised."""
+    try:
+        adapter = adapter_factory() if callable(adapter_factory) else adapter_factory
+        return StartedPlatform(name, adapter, adapter.start())
+    except Exception as e:  # reported on every case of this platform
+        return StartedPlatform(name, None, None, f"{name} did not start: {e}", traceback.format_exc())
+
+
+def _request_id(case: Case, index: int) -> str:
+    return f"{case.domain}/{case.id}#{index}"
+
+
+def run_cases(platform: StartedPlatform, vector_file: VectorFile, cases: Sequence[Case]) -> list[Outcome]:
+    """Run cases of one vector file (each with its variants) in one batch; judge each."""
+    name = platform.name
+    if platform.implementation is None or platform.adapter is None:
+        return [
+            Outcome(c.domain, c.id, name, "error", message=platform.failure, detail=platform.detail)
+            for c in cases
+        ]
+    if vector_file.domain not in platform.implementation.domains:
+        reason = f"{vector_file.domain} is not implemented by {name}"
+        return [Outcome(c.domain, c.id, name, "skip", message=reason) for c in cases]
+
+    plan: list[tuple[Case, list[tuple[str | None, Request]]]] = []
+    batch: list[Request] = []
+    for case in cases:
+        entries = []
+        for index, (variant, case_input) in enumerate(expand(case.input, vector_file.variants)):
+            request: Request = {"id": _request_id(case, index), "domain": case.domain, "input": case_input}
+            entries.append((variant, request))
+            batch.append(request)
+        plan.append((case, entries))
+
+    responses = _run_batch(platform.adapter, name, batch)
+    outcomes = []
+    for case, entries in plan:
+        answered = [(variant, responses[request["id"]]) for variant, request in entries]
+        outcomes.append(judge(case, name, answered, vector_file.comparison))
+    return outcomes
+
+
+def _run_batch(adapter: Adapter, name: str, batch: list[Request]) -> dict[str, Response]:
+    """Responses by request id; anything missing or malformed becomes a crash for that request."""
+    try:
+        responses = adapter.run(batch)
+        error = None
+    except Exception as e:  # an adapter must not raise; if it does, no case is lost
+        responses, error = [], (f"{name} adapter raised {type(e).__name__}: {e}", traceback.format_exc())
+    by_id: dict[str, Response] = {}
+    for response in responses:
+        if isinstance(response, dict) and isinstance(response.get("id"), str):
+            by_id.setdefault(response["id"], response)
+    for request in batch:
+        if request["id"] not in by_id:
+            message, detail = error or (f"{name} returned no response for {request['id']}", "")
+            by_id[request["id"]] = {"id": request["id"], "crash": {"message": message, "detail": detail}}
+        elif not any(k in by_id[request["id"]] for k in ("output", "error", "crash")):
+            bad = by_id[request["id"]]
+            by_id[request["id"]] = {
+                "id": request["id"],
+                "crash": {"message": f"{name} returned a malformed response: {bad!r}"[:500], "detail": ""},
+            }
+    return by_id
+
+
+def run_matrix(
+    files: Iterable[VectorFile], platforms: Sequence[StartedPlatform]
+) -> list[Outcome]:
+    """Every case of every file on every platform, in file order then platform order."""
+    outcomes: list[Outcome] = []
+    files = list(files)
+    for platform in platforms:
+        for vector_file in files:
+            outcomes.extend(run_cases(platform, vector_file, vector_file.cases))
+    order = {p.name: i for i, p in enumerate(platforms)}
+    file_order = {vf.domain: i for i, vf in enumerate(files)}
+    outcomes.sort(key=lambda o: (file_order.get(o.domain, 0), order[o.platform]))
+    return outcomes

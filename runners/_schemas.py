@@ -1,0 +1,64 @@
+"""The JSON Schemas in schemas/: the vector-file shape and one schema per domain."""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "schemas"
+
+
+@dataclass(frozen=True)
+class DomainSchema:
+    """Validators for one domain's input, output and error codes."""
+
+    domain: str
+    input: Draft202012Validator
+    output: Draft202012Validator
+    error_code: Draft202012Validator
+
+
+def _load(path: Path) -> Any:
+    with path.open(encoding="utf-8") as f:
+        return json.load(f)
+
+
+@functools.lru_cache(maxsize=None)
+def vector_file_validator() -> Draft202012Validator:
+    schema = _load(SCHEMAS_DIR / "vector-file.schema.json")
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def known_domains() -> list[str]:
+    return sorted(
+        p.name.removesuffix(".schema.json")
+        for p in SCHEMAS_DIR.glob("*.schema.json")
+        if p.name != "vector-file.schema.json"
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def domain_schema(domain: str) -> DomainSchema | None:
+    path = SCHEMAS_DIR / f"{domain}.schema.json"
+    if not path.is_file():
+        return None
+    schema = _load(path)
+    Draft202012Validator.check_schema(schema)
+    defs = schema.get("$defs", {})
+
+    def part(name: str) -> Draft202012Validator:
+        # Validate against one $def while keeping every other $def resolvable.
+        return Draft202012Validator({"$defs": defs, "$ref": f"#/$defs/{name}"})
+
+    return DomainSchema(domain, part("input"), part("output"), part("error_code"))
+
+
+def pointer(parts: Any) -> str:
+    """A JSON pointer (RFC 6901) from a jsonschema error path."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)

@@ -1,0 +1,147 @@
+"""pytest plugin: one test per (domain, case, platform), collected from vector files.
+
+    pytest vectors/ --platform rust -k crlf -x
+    pytest -n auto --junitxml=report.xml
+
+A vector file is any ``*.json`` in a folder named ``vectors`` or under a
+``--vectors`` path. Test ids read ``vectors/sse-frames.json::sse-frames::<case>[<platform>]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ._outcomes import Outcome
+from ._platforms import DEFAULT_CASE_TIMEOUT, factories, stop_all
+from ._report import render_problem
+from ._run import StartedPlatform, run_cases, start_platform
+from ._vectors import Case, VectorFile, load_vector_file
+from .exceptions import VectorFileError
+
+_POOL = pytest.StashKey["PlatformPool"]()
+
+
+class PlatformPool:
+    """Platforms of this pytest process, each started on first use and stopped at the end."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        opt = config.option
+        self.chosen = dict(factories(opt.hc_platforms, opt.hc_workers, opt.hc_case_timeout))
+        self.started: dict[str, StartedPlatform] = {}
+
+    def get(self, name: str) -> StartedPlatform:
+        if name not in self.started:
+            self.started[name] = start_platform(name, self.chosen[name])
+        return self.started[name]
+
+    def stop(self) -> None:
+        stop_all(list(self.started.values()))
+        self.started.clear()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("hanzo-conformance", "cross-platform conformance vectors")
+    group.addoption("--platform", action="append", default=[], dest="hc_platforms",
+                    help="run only this platform (python, rust, js, or a --worker name); repeatable")
+    group.addoption("--domain", action="append", default=[], dest="hc_domains",
+                    help="collect only this domain's vectors; repeatable")
+    group.addoption("--vectors", action="append", default=[], dest="hc_vectors", metavar="PATH",
+                    help="also collect this vector file or folder; repeatable")
+    group.addoption("--worker", action="append", default=[], dest="hc_workers", metavar="NAME=COMMAND",
+                    help="add an out-of-process platform speaking docs/protocol.md")
+    group.addoption("--case-timeout", type=float, default=DEFAULT_CASE_TIMEOUT, dest="hc_case_timeout",
+                    metavar="SECONDS", help="per-case timeout for worker platforms")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_POOL] = PlatformPool(config)
+    # --vectors paths are collected like paths given on the command line.
+    config.args.extend(str(Path(p)) for p in config.option.hc_vectors)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    pool = config.stash.get(_POOL, None)
+    if pool is not None:
+        pool.stop()
+
+
+def _is_vector_file(config: pytest.Config, file_path: Path) -> bool:
+    if file_path.suffix != ".json":
+        return False
+    if file_path.parent.name == "vectors":
+        return True
+    resolved = file_path.resolve()
+    for extra in config.option.hc_vectors:
+        root = Path(extra).resolve()
+        if resolved == root or root in resolved.parents:
+            return True
+    return False
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if _is_vector_file(parent.config, file_path):
+        return VectorFileNode.from_parent(parent, path=file_path)
+    return None
+
+
+class VectorFileNode(pytest.File):
+    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
+        try:
+            vector_file = load_vector_file(self.path)
+        except VectorFileError as e:
+            raise self.CollectError("invalid vector file:\n  " + "\n  ".join(map(str, e.problems))) from e
+        domains = self.config.option.hc_domains
+        if domains and vector_file.domain not in domains:
+            return
+        yield DomainNode.from_parent(self, name=vector_file.domain, vector_file=vector_file)
+
+
+class DomainNode(pytest.Collector):
+    def __init__(self, *, vector_file: VectorFile, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.vector_file = vector_file
+
+    def collect(self) -> Iterator[pytest.Item]:
+        for case in self.vector_file.cases:
+            for platform in self.config.stash[_POOL].chosen:
+                yield CaseItem.from_parent(
+                    self, name=f"{case.id}[{platform}]", case=case, platform=platform,
+                    vector_file=self.vector_file,
+                )
+
+
+class CaseFailed(Exception):
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(outcome.status)
+        self.outcome = outcome
+
+
+class CaseItem(pytest.Item):
+    def __init__(self, *, case: Case, platform: str, vector_file: VectorFile, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.platform = platform
+        self.vector_file = vector_file
+        # `-k` matches a case's tags and its domain too.
+        self.extra_keyword_matches.update({*case.tags, case.domain, platform})
+
+    def runtest(self) -> None:
+        platform = self.config.stash[_POOL].get(self.platform)
+        outcome = run_cases(platform, self.vector_file, [self.case])[0]
+        self.user_properties.append(("status", outcome.status))
+        if outcome.status == "skip":
+            pytest.skip(outcome.message or "not implemented")  # reported as skipped, never as passed
+        if outcome.status != "pass":
+            raise CaseFailed(outcome)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, CaseFailed):
+            return render_problem(excinfo.value.outcome.to_json(), self.case.input, limit=50)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{self.case.domain}::{self.case.id}[{self.platform}]"
