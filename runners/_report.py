@@ -67,6 +67,25 @@ def _short(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _group_by_value(diffs: Sequence[Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], list[str | None]]]:
+    """The same difference on several chunkings is shown once, listing the chunkings."""
+    groups: dict[str, tuple[Mapping[str, Any], list[str | None]]] = {}
+    for d in diffs:
+        key = json.dumps([d["pointer"], d.get("expected"), d.get("actual"), "expected" in d, "actual" in d])
+        groups.setdefault(key, (d, []))[1].append(d.get("variant"))
+    return list(groups.values())
+
+
+def _chunkings(variants: list[str | None]) -> str:
+    named = [v for v in variants if v is not None]
+    if not named:
+        return ""
+    listed = ", ".join(named[:4]) + (", …" if len(named) > 4 else "")
+    if None in variants:
+        return f"  [original and {len(named)} chunking{'s' if len(named) > 1 else ''}: {listed}]"
+    return f"  [chunking{'s' if len(named) > 1 else ''} {listed}]"
+
+
 def render_problem(result: Mapping[str, Any], case_input: Any = None, limit: int = 20) -> str:
     """One failing or erroring result: the case, the input, and each differing pointer."""
     head = f"{result['status'].upper()} {result['domain']}::{result['case']} [{result['platform']}]"
@@ -75,16 +94,14 @@ def render_problem(result: Mapping[str, Any], case_input: Any = None, limit: int
         lines.append(f"  input: {_short(case_input, 400)}")
     if result.get("message"):
         lines.append(f"  {result['message']}")
-    for d in result.get("diff", [])[:limit]:
-        where = d["pointer"] or "(whole output)"
-        if "variant" in d:
-            where += f"  [chunking {d['variant']}]"
+    groups = _group_by_value(result.get("diff", []))
+    for d, variants in groups[:limit]:
+        where = (d["pointer"] or "(whole output)") + _chunkings(variants)
         expected = _short(d["expected"]) if "expected" in d else "(absent)"
         actual = _short(d["actual"]) if "actual" in d else "(absent)"
         lines.append(f"  {where}: expected {expected}, actual {actual}")
-    hidden = len(result.get("diff", [])) - limit
-    if hidden > 0:
-        lines.append(f"  … and {hidden} more differences")
+    if len(groups) > limit:
+        lines.append(f"  … and {len(groups) - limit} more differences")
     for s in result.get("schema_errors", [])[:limit]:
         suffix = f"  [chunking {s['variant']}]" if "variant" in s else ""
         lines.append(f"  output schema: {s['pointer'] or '(root)'}: {s['message']}{suffix}")

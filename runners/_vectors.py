@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jsonschema import ValidationError
+
 from ._schemas import domain_schema, pointer, vector_file_validator
 from .exceptions import Problem, VectorFileError
 
@@ -76,6 +78,18 @@ def _case_id_at(document: Any, parts: list[Any]) -> str | None:
     return None
 
 
+def _humane(err: ValidationError) -> str:
+    """jsonschema's message, minus the whole-instance dumps some validators make."""
+    instance = err.instance
+    if err.validator == "oneOf" and isinstance(instance, dict) and "input" in instance:
+        has = [k for k in ("expected", "error") if k in instance]
+        return "a case needs exactly one of 'expected' or 'error'; it has " + (
+            " and ".join(repr(k) for k in has) if has else "neither"
+        )
+    message = err.message
+    return message if len(message) <= 300 else message[:297] + "..."
+
+
 def load_vector_file(path: Path) -> VectorFile:
     """Read, parse and validate one vector file; raise VectorFileError listing every problem."""
     problems: list[Problem] = []
@@ -93,7 +107,7 @@ def load_vector_file(path: Path) -> VectorFile:
 
     for err in sorted(vector_file_validator().iter_errors(document), key=lambda e: list(e.absolute_path)):
         parts = list(err.absolute_path)
-        problems.append(Problem(path, _case_id_at(document, parts), pointer(parts), err.message))
+        problems.append(Problem(path, _case_id_at(document, parts), pointer(parts), _humane(err)))
     if problems:
         raise VectorFileError(problems)
 
@@ -122,7 +136,7 @@ def load_vector_file(path: Path) -> VectorFile:
         for key, validator, value in checks:
             for err in validator.iter_errors(value):
                 where = f"{base}/{key}{pointer(err.absolute_path)}"
-                problems.append(Problem(path, case_id, where, err.message))
+                problems.append(Problem(path, case_id, where, _humane(err)))
         cases.append(
             Case(
                 domain=domain,

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+
+def hello_case(**overrides: Any) -> dict[str, Any]:
+    case = {
+        "id": "hello",
+        "description": "One data line, dispatched by a blank line.",
+        "tags": ["basic"],
+        "source": "tests/conftest.py",
+        "clauses": ["SSE-1"],
+        "input": {"chunks": ["data: hi\n\n"]},
+        "expected": {"frames": [{"event": None, "data": "hi", "id": None, "retry": None}]},
+    }
+    case.update(overrides)
+    return case
+
+
+def vector_document(cases: list[dict[str, Any]], **overrides: Any) -> dict[str, Any]:
+    doc = {
+        "domain": "sse-frames",
+        "version": 1,
+        "description": "A small sse-frames file written by the harness tests.",
+        "variants": [{"kind": "rechunk", "path": "/chunks"}],
+        "cases": cases,
+    }
+    doc.update(overrides)
+    return doc
+
+
+@pytest.fixture
+def write_vectors(tmp_path: Path):
+    """Write a vector document (or raw text) to tmp_path/vectors/<name> and return its path."""
+
+    def write(content: Any, name: str = "sse-frames.json") -> Path:
+        folder = tmp_path / "vectors"
+        folder.mkdir(exist_ok=True)
+        path = folder / name
+        text = content if isinstance(content, str) else json.dumps(content, indent=2)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    return write

@@ -1,0 +1,79 @@
+"""The CLI: validate, list, run; exit codes; the JSON result document."""
+
+from __future__ import annotations
+
+import json
+
+import miniatures
+import pytest
+from conftest import hello_case, vector_document
+
+from adapters.registry import register_platform, unregister_platform
+from runners._cli import main
+
+
+@pytest.fixture
+def liar():
+    register_platform("liar", lambda: miniatures.Liar())
+    yield "liar"
+    unregister_platform("liar")
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_validate_the_project_vectors(capsys):
+    code, out, _ = run_cli(capsys, "validate")
+    assert code == 0 and out.startswith("ok: ")
+
+
+def test_validate_reports_file_case_and_pointer(capsys, write_vectors):
+    path = write_vectors(vector_document([hello_case(input={"chunks": [1]})]))
+    code, _, err = run_cli(capsys, "validate", "--no-default-vectors", "--vectors", str(path))
+    assert code == 2
+    assert f"{path}: case 'hello' at /cases/0/input/chunks/0:" in err
+
+
+def test_list_counts_cases_and_tags(capsys, write_vectors):
+    path = write_vectors(vector_document([hello_case(), hello_case(id="two", tags=["basic", "bom"])]))
+    code, out, _ = run_cli(capsys, "list", "--no-default-vectors", "--vectors", str(path))
+    assert code == 0
+    assert "sse-frames  (sse-frames.json): 2 cases, 0 expect an error" in out
+    assert "tags: basic (2), bom (1)" in out
+
+
+def test_run_passes_on_the_reference(capsys, write_vectors):
+    path = write_vectors(vector_document([hello_case()]))
+    code, out, _ = run_cli(capsys, "run", "--no-default-vectors", "--vectors", str(path), "--platform", "python")
+    assert code == 0, out
+    assert "OK: 1 results: 1 pass, 0 fail, 0 error, 0 skip" in out
+
+
+def test_run_fails_on_a_liar_and_writes_the_exact_diff(capsys, write_vectors, tmp_path, liar):
+    path = write_vectors(vector_document([hello_case()]))
+    out_file = tmp_path / "results.json"
+    code, out, _ = run_cli(
+        capsys, "run", "--no-default-vectors", "--vectors", str(path), "--platform", "python",
+        "--platform", liar, "--format", "json", "--output", str(out_file),
+    )
+    assert code == 1
+    assert "DIVERGED" in out and "FAIL sse-frames::hello [liar]" in out
+    doc = json.loads(out_file.read_text())
+    assert doc["summary"]["fail"] == 1 and doc["summary"]["pass"] == 1
+    (bad,) = [r for r in doc["results"] if r["status"] == "fail"]
+    assert bad["domain"] == "sse-frames" and bad["case"] == "hello" and bad["platform"] == "liar"
+    assert bad["diff"][0] == {"pointer": "/frames/0/data", "expected": "hi", "actual": "hi!"}
+    assert bad["actual"]["frames"][0]["data"] == "hi!"
+    # A saved run renders (and exits) the same way.
+    code, again, _ = run_cli(capsys, "report", str(out_file))
+    assert code == 1 and "FAIL sse-frames::hello [liar]" in again
+
+
+def test_unknown_platform_and_missing_domain_are_usage_errors(capsys):
+    code, _, err = run_cli(capsys, "run", "--platform", "cobol")
+    assert code == 2 and "unknown platform 'cobol'" in err
+    code, _, err = run_cli(capsys, "run", "--domain", "telepathy")
+    assert code == 2 and "no vectors for domain(s): telepathy" in err

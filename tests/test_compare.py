@@ -1,0 +1,70 @@
+"""The comparator: exact JSON equality, plus the two declared rule kinds."""
+
+from __future__ import annotations
+
+from runners._compare import MISSING, Difference, diff, rules_for
+
+SUMMARY_MASK = {"kind": "ignore", "path": "/messages/*/content", "where": {"summary": True}}
+JITTER_BOUND = {"kind": "at-most", "path": "/delays_ms/*", "when": {"/jitter": "full"}, "unless": ["/samples"]}
+
+
+def test_equal_documents_have_no_difference():
+    doc = {"a": [1, "x", None, True, {"b": 2.5}]}
+    assert diff(doc, doc) == []
+
+
+def test_each_difference_is_named_by_pointer():
+    got = diff({"a": [1, 2], "b": {"c": "x"}}, {"a": [1, 3], "b": {"c": "y"}})
+    assert got == [Difference("/a/1", 2, 3), Difference("/b/c", "x", "y")]
+
+
+def test_missing_and_extra_keys_and_items():
+    got = diff({"a": 1, "list": [1]}, {"b": 2, "list": [1, 2]})
+    assert got == [
+        Difference("/a", 1, MISSING),
+        Difference("/list/1", MISSING, 2),
+        Difference("/b", MISSING, 2),
+    ]
+    assert got[0].to_json() == {"pointer": "/a", "expected": 1}
+
+
+def test_integer_valued_float_equals_integer_but_bool_is_not_a_number():
+    assert diff({"n": 3}, {"n": 3.0}) == []
+    assert diff({"n": 1}, {"n": True}) == [Difference("/n", 1, True)]
+    assert diff({"n": None}, {"n": 0}) == [Difference("/n", None, 0)]
+
+
+def test_pointer_segments_are_escaped():
+    assert diff({"a/b": {"~": 1}}, {"a/b": {"~": 2}}) == [Difference("/a~1b/~0", 1, 2)]
+
+
+def test_ignore_applies_only_where_the_holder_matches():
+    expected = {"messages": [{"content": "a"}, {"content": "summary", "summary": True}]}
+    masked = {"messages": [{"content": "a"}, {"content": "other words", "summary": True}]}
+    assert diff(expected, masked, [SUMMARY_MASK]) == []
+    wrong = {"messages": [{"content": "b"}, {"content": "summary", "summary": True}]}
+    assert diff(expected, wrong, [SUMMARY_MASK]) == [Difference("/messages/0/content", "a", "b")]
+    # The rest of the summary message is still compared.
+    drifted = {"messages": [{"content": "a"}, {"content": "x", "summary": False}]}
+    assert diff(expected, drifted, [SUMMARY_MASK]) == [Difference("/messages/1/summary", True, False)]
+
+
+def test_at_most_is_an_upper_bound_from_zero():
+    rules = rules_for([JITTER_BOUND], {"jitter": "full"})
+    assert diff({"delays_ms": [10, 20]}, {"delays_ms": [0, 20]}, rules) == []
+    assert diff({"delays_ms": [10, 20]}, {"delays_ms": [11, -1]}, rules) == [
+        Difference("/delays_ms/0", 10, 11),
+        Difference("/delays_ms/1", 20, -1),
+    ]
+    assert diff({"delays_ms": [10]}, {"delays_ms": ["5"]}, rules) == [Difference("/delays_ms/0", 10, "5")]
+    # The array's length is still exact.
+    assert diff({"delays_ms": [10]}, {"delays_ms": [1, 2]}, rules) == [Difference("/delays_ms/1", MISSING, 2)]
+
+
+def test_rules_apply_only_to_inputs_they_name():
+    assert rules_for([JITTER_BOUND], {"jitter": "full"}) == [JITTER_BOUND]
+    assert rules_for([JITTER_BOUND], {"jitter": "none"}) == []
+    assert rules_for([JITTER_BOUND], {"jitter": "full", "samples": [0.5]}) == []
+    assert diff({"delays_ms": [10]}, {"delays_ms": [5]}, rules_for([JITTER_BOUND], {"jitter": "none"})) == [
+        Difference("/delays_ms/0", 10, 5)
+    ]
