@@ -33,6 +33,7 @@ class Outcome:
 
     domain: str
     case: str
+    case_hash: str
     platform: str
     status: Status
     actual: Any = MISSING
@@ -46,6 +47,7 @@ class Outcome:
         out: dict[str, Any] = {
             "domain": self.domain,
             "case": self.case,
+            "case_hash": self.case_hash,
             "platform": self.platform,
             "status": self.status,
         }
@@ -115,7 +117,7 @@ def judge(
             body = response["crash"]
             name = f" (chunking {variant})" if variant else ""
             return Outcome(
-                case.domain, case.id, platform, "error", actual,
+                case.domain, case.id, case.content_hash(), platform, "error", actual,
                 message=f"{platform} crashed{name}: {body.get('message', '')}",
                 detail=body.get("detail") or None,
                 variant=variant,
@@ -124,4 +126,7 @@ def judge(
         differences.extend(d)
         violations.extend(v)
     status: Status = "fail" if differences or violations else "pass"
-    return Outcome(case.domain, case.id, platform, status, actual, tuple(differences), tuple(violations))
+    return Outcome(
+        case.domain, case.id, case.content_hash(), platform, status, actual,
+        tuple(differences), tuple(violations),
+    )

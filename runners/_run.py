@@ -42,12 +42,13 @@ def run_cases(platform: StartedPlatform, vector_file: VectorFile, cases: Sequenc
     name = platform.name
     if platform.implementation is None or platform.adapter is None:
         return [
-            Outcome(c.domain, c.id, name, "error", message=platform.failure, detail=platform.detail)
+            Outcome(c.domain, c.id, c.content_hash(), name, "error",
+                    message=platform.failure, detail=platform.detail)
             for c in cases
         ]
     if vector_file.domain not in platform.implementation.domains:
         reason = f"{vector_file.domain} is not implemented by {name}"
-        return [Outcome(c.domain, c.id, name, "skip", message=reason) for c in cases]
+        return [Outcome(c.domain, c.id, c.content_hash(), name, "skip", message=reason) for c in cases]
 
     plan: list[tuple[Case, list[tuple[str | None, Request]]]] = []
     batch: list[Request] = []

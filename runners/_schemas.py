@@ -35,12 +35,11 @@ def vector_file_validator() -> Draft202012Validator:
     return Draft202012Validator(schema)
 
 
-def known_domains() -> list[str]:
-    return sorted(
-        p.name.removesuffix(".schema.json")
-        for p in SCHEMAS_DIR.glob("*.schema.json")
-        if p.name != "vector-file.schema.json"
-    )
+@functools.lru_cache(maxsize=None)
+def results_validator() -> Draft202012Validator:
+    schema = _load(SCHEMAS_DIR / "results.schema.json")
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
 
 
 @functools.lru_cache(maxsize=None)

@@ -10,6 +10,7 @@ from conftest import hello_case, vector_document
 
 from adapters.registry import register_platform, unregister_platform
 from runners._cli import main
+from runners._schemas import results_validator
 
 
 @pytest.fixture
@@ -62,6 +63,7 @@ def test_run_fails_on_a_liar_and_writes_the_exact_diff(capsys, write_vectors, tm
     assert code == 1
     assert "DIVERGED" in out and "FAIL sse-frames::hello [liar]" in out
     doc = json.loads(out_file.read_text())
+    results_validator().validate(doc)
     assert doc["summary"]["fail"] == 1 and doc["summary"]["pass"] == 1
     (bad,) = [r for r in doc["results"] if r["status"] == "fail"]
     assert bad["domain"] == "sse-frames" and bad["case"] == "hello" and bad["platform"] == "liar"
