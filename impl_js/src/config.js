@@ -1,0 +1,417 @@
+// Hierarchical configuration (HIP-301 §4): user < project < local < environment.
+// Contract: docs/domains/config-merge.md (clauses CFG-*). Loading never fails
+// because of a file's content: each problem becomes a warning {code, tier, key?}
+// (never a value) and the offending file, key or server entry is skipped.
+
+import { readFileSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import { HanzoError } from "./errors.js";
+
+/** `model` when nothing sets it (CFG-9). */
+export const DEFAULT_MODEL = "claude-sonnet-4-20250514";
+/** Deepest allowed nesting of arrays/objects in a settings file (CFG-4). */
+export const MAX_DEPTH = 64;
+/** Tiers in merge order (CFG-7). */
+export const TIERS = /** @type {const} */ (["user", "project", "local"]);
+
+/** @typedef {"user" | "project" | "local"} Tier */
+/** @typedef {"allow" | "deny" | "prompt"} PermissionMode */
+/**
+ * @typedef {"unreadable_file" | "invalid_json" | "not_an_object" | "unknown_key" |
+ *   "invalid_type" | "invalid_value" | "missing_key" | "sensitive_key_ignored"} WarningCode
+ */
+/** @typedef {{command: string[], args: string[], env: Record<string, string>}} McpServerConfig */
+/**
+ * @typedef {object} HanzoConfig
+ * @property {string | null} api_key
+ * @property {string} model
+ * @property {Record<string, McpServerConfig>} mcp_servers
+ * @property {Record<string, PermissionMode>} permissions
+ * @property {string} custom_instructions
+ * @property {Record<string, unknown> | null} oauth_credentials
+ */
+/** @typedef {{code: WarningCode, tier: Tier, key?: string}} ConfigWarning */
+/** @typedef {{config: HanzoConfig, warnings: ConfigWarning[]}} LoadedConfig */
+/** @typedef {Record<string, string | undefined>} EnvMap */
+/** @typedef {{kind: "absent"} | {kind: "unreadable"} | {kind: "bytes", bytes: Uint8Array}} TierSource */
+
+const MODES = new Set(["allow", "deny", "prompt"]);
+const SENSITIVE = new Set(["api_key", "oauth_credentials"]);
+
+/** A settings file is not a JSON text this contract accepts (code `invalid_json`). */
+export class ConfigParseError extends HanzoError {
+  /** @param {string} message */
+  constructor(message) {
+    super("invalid_json", message);
+  }
+}
+
+// ------------------------------------------------------------------ paths
+
+/**
+ * The file each tier is read from, in tier order (CFG-1, CFG-2); null = not read.
+ * @param {string | null | undefined} projectRoot
+ * @param {EnvMap} env
+ * @returns {[string | null, string | null, string | null]}
+ */
+export function tierPaths(projectRoot, env) {
+  const xdg = env.XDG_CONFIG_HOME ?? "";
+  const home = env.HOME ?? "";
+  let user = null;
+  if (xdg !== "" && isAbsolute(xdg)) user = join(xdg, "hanzo", "settings.json");
+  else if (home !== "") user = join(home, ".config", "hanzo", "settings.json");
+  if (projectRoot === null || projectRoot === undefined) return [user, null, null];
+  return [
+    user,
+    join(projectRoot, ".hanzo", "settings.json"),
+    join(projectRoot, ".hanzo", "settings.local.json"),
+  ];
+}
+
+/**
+ * @param {string | null} path
+ * @returns {TierSource}
+ */
+function readTier(path) {
+  if (path === null) return { kind: "absent" };
+  try {
+    return { kind: "bytes", bytes: readFileSync(path) };
+  } catch (err) {
+    if (/** @type {{code?: string}} */ (err).code === "ENOENT") return { kind: "absent" };
+    return { kind: "unreadable" };
+  }
+}
+
+// ------------------------------------------------------------------ parsing
+
+/**
+ * Decode one settings file (CFG-4): null for an empty tier (blank or BOM only).
+ * Node's "utf8" decoding replaces bad bytes silently, so decode fatally here.
+ * @param {Uint8Array} bytes
+ * @returns {string | null}
+ */
+export function decodeTierText(bytes) {
+  let text;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new ConfigParseError("settings file is not UTF-8");
+  }
+  if (text.startsWith("\uFEFF")) text = text.slice(1);
+  if (/^[ \t\n\r]*$/.test(text)) return null;
+  return text;
+}
+
+/**
+ * True if arrays/objects nest deeper than MAX_DEPTH; string contents are skipped.
+ * Only ASCII characters matter, so iterating code units is exact.
+ * @param {string} text
+ */
+function tooDeep(text) {
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  for (const ch of text) {
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (ch === "\\") escaped = true;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === "[" || ch === "{") {
+      depth += 1;
+      if (depth > MAX_DEPTH) return true;
+    } else if (ch === "]" || ch === "}") depth -= 1;
+  }
+  return false;
+}
+
+/**
+ * True if the string has a surrogate code point not part of a pair.
+ * @param {string} s
+ */
+function hasLoneSurrogate(s) {
+  for (const ch of s) {
+    const cp = /** @type {number} */ (ch.codePointAt(0));
+    if (cp >= 0xd800 && cp <= 0xdfff) return true;
+  }
+  return false;
+}
+
+/**
+ * Reject what JSON.parse lets through but the contract does not: numbers that
+ * overflowed to ±Infinity and lone surrogates in keys or strings.
+ * @param {unknown} root
+ */
+function checkParsed(root) {
+  /** @type {unknown[]} */
+  const stack = [root];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === "number") {
+      if (!Number.isFinite(v)) throw new ConfigParseError("number out of range");
+    } else if (typeof v === "string") {
+      if (hasLoneSurrogate(v)) throw new ConfigParseError("lone surrogate");
+    } else if (Array.isArray(v)) {
+      stack.push(...v);
+    } else if (v !== null && typeof v === "object") {
+      for (const [k, item] of Object.entries(v)) {
+        if (hasLoneSurrogate(k)) throw new ConfigParseError("lone surrogate");
+        stack.push(item);
+      }
+    }
+  }
+}
+
+/**
+ * Parse one decoded settings file as strict RFC 8259 JSON (CFG-4, CFG-5).
+ * @param {string} text
+ * @returns {unknown}
+ * @throws {ConfigParseError}
+ */
+export function parseTierText(text) {
+  if (tooDeep(text)) throw new ConfigParseError(`nested deeper than ${MAX_DEPTH} levels`);
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ConfigParseError("settings file is not JSON");
+  }
+  checkParsed(value);
+  return value;
+}
+
+// ------------------------------------------------------------------ merging
+
+/**
+ * @param {unknown} v
+ * @returns {v is Record<string, unknown>}
+ */
+function isObject(v) {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+/**
+ * @param {unknown} v
+ * @returns {v is string[]}
+ */
+function isStringList(v) {
+  return Array.isArray(v) && v.every((x) => typeof x === "string");
+}
+
+/** @param {string[]} segments */
+function pointer(segments) {
+  return segments.map((s) => "/" + s.replaceAll("~", "~0").replaceAll("/", "~1")).join("");
+}
+
+/**
+ * Compare strings by Unicode code point (not UTF-16 code unit) order.
+ * @param {string} a
+ * @param {string} b
+ */
+export function compareCodePoints(a, b) {
+  const ia = a[Symbol.iterator]();
+  const ib = b[Symbol.iterator]();
+  for (;;) {
+    const na = ia.next();
+    const nb = ib.next();
+    if (na.done || nb.done) return (na.done ? 0 : 1) - (nb.done ? 0 : 1);
+    const ca = /** @type {number} */ (na.value.codePointAt(0));
+    const cb = /** @type {number} */ (nb.value.codePointAt(0));
+    if (ca !== cb) return ca - cb;
+  }
+}
+
+/** @param {ConfigWarning} a @param {ConfigWarning} b */
+function compareWarnings(a, b) {
+  return (
+    TIERS.indexOf(a.tier) - TIERS.indexOf(b.tier) ||
+    compareCodePoints(a.key ?? "", b.key ?? "") ||
+    compareCodePoints(a.code, b.code)
+  );
+}
+
+class Merger {
+  constructor() {
+    /** @type {HanzoConfig} */
+    this.config = {
+      api_key: null,
+      model: DEFAULT_MODEL,
+      mcp_servers: Object.create(null),
+      permissions: Object.create(null),
+      custom_instructions: "",
+      oauth_credentials: null,
+    };
+    /** @type {ConfigWarning[]} */
+    this.warnings = [];
+  }
+
+  /** @param {WarningCode} code @param {Tier} tier @param {string[]} [segments] */
+  warn(code, tier, segments = []) {
+    /** @type {ConfigWarning} */
+    const w = { code, tier };
+    if (segments.length > 0) w.key = pointer(segments);
+    this.warnings.push(w);
+  }
+
+  /** @param {Tier} tier @param {Record<string, unknown>} doc */
+  apply(tier, doc) {
+    for (const [key, value] of Object.entries(doc)) {
+      if (SENSITIVE.has(key) && tier !== "user") {
+        this.warn("sensitive_key_ignored", tier, [key]);
+      } else if (key === "api_key" || key === "model") {
+        if (typeof value !== "string") this.warn("invalid_type", tier, [key]);
+        else if (value === "") this.warn("invalid_value", tier, [key]);
+        else if (key === "api_key") this.config.api_key = value;
+        else this.config.model = value;
+      } else if (key === "oauth_credentials") {
+        if (isObject(value)) this.config.oauth_credentials = value;
+        else this.warn("invalid_type", tier, [key]);
+      } else if (key === "custom_instructions") {
+        if (typeof value === "string") this.config.custom_instructions = value;
+        else this.warn("invalid_type", tier, [key]);
+      } else if (key === "permissions") {
+        this.permissions(tier, value);
+      } else if (key === "mcp_servers") {
+        this.servers(tier, value);
+      } else {
+        this.warn("unknown_key", tier, [key]);
+      }
+    }
+  }
+
+  /** @param {Tier} tier @param {unknown} value */
+  permissions(tier, value) {
+    if (!isObject(value)) {
+      this.warn("invalid_type", tier, ["permissions"]);
+      return;
+    }
+    for (const [pattern, mode] of Object.entries(value)) {
+      if (typeof mode !== "string") this.warn("invalid_type", tier, ["permissions", pattern]);
+      else if (pattern === "" || !MODES.has(mode)) {
+        this.warn("invalid_value", tier, ["permissions", pattern]);
+      } else this.config.permissions[pattern] = /** @type {PermissionMode} */ (mode);
+    }
+  }
+
+  /** @param {Tier} tier @param {unknown} value */
+  servers(tier, value) {
+    if (!isObject(value)) {
+      this.warn("invalid_type", tier, ["mcp_servers"]);
+      return;
+    }
+    for (const [name, entry] of Object.entries(value)) {
+      if (!isObject(entry)) this.warn("invalid_type", tier, ["mcp_servers", name]);
+      else if (name === "") this.warn("invalid_value", tier, ["mcp_servers", name]);
+      else if (Object.hasOwn(entry, "disabled") && entry.disabled === true) {
+        delete this.config.mcp_servers[name];
+      } else {
+        const server = this.server(tier, name, entry);
+        if (server !== null) this.config.mcp_servers[name] = server;
+      }
+    }
+  }
+
+  /**
+   * @param {Tier} tier @param {string} name @param {Record<string, unknown>} entry
+   * @returns {McpServerConfig | null}
+   */
+  server(tier, name, entry) {
+    /** @type {McpServerConfig} */
+    const server = { command: [], args: [], env: Object.create(null) };
+    let ok = true;
+    for (const [field, value] of Object.entries(entry)) {
+      /** @type {WarningCode | null} */
+      let bad = null;
+      if (field === "command") {
+        if (!isStringList(value)) bad = "invalid_type";
+        else if (value.length === 0) bad = "invalid_value";
+        else server.command = [...value];
+      } else if (field === "args") {
+        if (isStringList(value)) server.args = [...value];
+        else bad = "invalid_type";
+      } else if (field === "env") {
+        if (isObject(value) && Object.values(value).every((v) => typeof v === "string")) {
+          for (const [k, v] of Object.entries(value)) server.env[k] = /** @type {string} */ (v);
+        } else bad = "invalid_type";
+      } else if (field === "disabled") {
+        if (typeof value !== "boolean") bad = "invalid_type";
+      } else {
+        this.warn("unknown_key", tier, ["mcp_servers", name, field]);
+      }
+      if (bad !== null) {
+        ok = false;
+        this.warn(bad, tier, ["mcp_servers", name, field]);
+      }
+    }
+    if (!Object.hasOwn(entry, "command")) {
+      ok = false;
+      this.warn("missing_key", tier, ["mcp_servers", name, "command"]);
+    }
+    return ok ? server : null;
+  }
+}
+
+/**
+ * Merge already-read tier files (user, project, local) with the environment
+ * (CFG-6 .. CFG-19). Warnings come back sorted (CFG-21).
+ * @param {[TierSource, TierSource, TierSource]} sources
+ * @param {EnvMap} env
+ * @returns {LoadedConfig}
+ */
+export function mergeTiers(sources, env) {
+  const m = new Merger();
+  TIERS.forEach((tier, i) => {
+    const source = sources[i];
+    if (source === undefined || source.kind === "absent") return;
+    if (source.kind === "unreadable") {
+      m.warn("unreadable_file", tier);
+      return;
+    }
+    let doc;
+    try {
+      const text = decodeTierText(source.bytes);
+      if (text === null) return;
+      doc = parseTierText(text);
+    } catch (err) {
+      if (err instanceof ConfigParseError) {
+        m.warn("invalid_json", tier);
+        return;
+      }
+      throw err;
+    }
+    if (isObject(doc)) m.apply(tier, doc);
+    else m.warn("not_an_object", tier);
+  });
+  const key = env.HANZO_API_KEY ?? "";
+  if (key !== "") m.config.api_key = key;
+  const model = env.HANZO_MODEL ?? "";
+  if (model !== "") m.config.model = model;
+  m.warnings.sort(compareWarnings);
+  return { config: m.config, warnings: m.warnings };
+}
+
+/**
+ * Read the three tier files and merge them. `env` defaults to `process.env`;
+ * without `projectRoot` only the user tier is read.
+ * @param {string | null} [projectRoot]
+ * @param {{env?: EnvMap}} [options]
+ * @returns {LoadedConfig}
+ */
+export function loadConfigWithWarnings(projectRoot, { env = process.env } = {}) {
+  const [user, project, local] = tierPaths(projectRoot, env);
+  return mergeTiers([readTier(user), readTier(project), readTier(local)], env);
+}
+
+/**
+ * Load and merge configs: user < project < local < environment (HIP-301 §4).
+ * Warnings (code, tier and key only) are written to `options.onWarning`, or
+ * dropped when it is not given.
+ * @param {string | null} [projectRoot]
+ * @param {{env?: EnvMap, onWarning?: (w: ConfigWarning) => void}} [options]
+ * @returns {HanzoConfig}
+ */
+export function loadConfig(projectRoot, { env = process.env, onWarning } = {}) {
+  const loaded = loadConfigWithWarnings(projectRoot, { env });
+  if (onWarning) loaded.warnings.forEach((w) => onWarning(w));
+  return loaded.config;
+}

@@ -1,0 +1,434 @@
+"""Hierarchical configuration (HIP-301 §4): user < project < local < environment.
+
+The contract is ``docs/domains/config-merge.md`` (clauses ``CFG-*``). Loading never
+fails because of a file's content: every problem becomes a :class:`ConfigWarning`
+(code, tier, JSON pointer) and the offending file, key or server entry is skipped.
+Warnings never carry values, so a secret cannot leak through them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from impl_python.errors import HanzoError
+
+__all__ = [
+    "ConfigParseError",
+    "DEFAULT_MODEL",
+    "MAX_DEPTH",
+    "TIERS",
+    "ConfigWarning",
+    "HanzoConfig",
+    "LoadedConfig",
+    "McpServerConfig",
+    "PermissionMode",
+    "load_config",
+    "load_config_with_warnings",
+    "merge_tiers",
+    "decode_tier_text",
+    "parse_tier_text",
+    "tier_paths",
+]
+
+DEFAULT_MODEL = "claude-sonnet-4-20250514"
+"""``model`` when no tier and no environment variable sets it (CFG-9)."""
+
+MAX_DEPTH = 64
+"""Deepest allowed nesting of arrays and objects in a settings file (CFG-4)."""
+
+Tier = Literal["user", "project", "local"]
+TIERS: tuple[Tier, ...] = ("user", "project", "local")
+"""Tiers in merge order; a later tier overrides an earlier one (CFG-7)."""
+
+PermissionMode = Literal["allow", "deny", "prompt"]
+_MODES: frozenset[str] = frozenset(("allow", "deny", "prompt"))
+
+_SENSITIVE = frozenset(("api_key", "oauth_credentials"))
+_log = logging.getLogger("hanzo.config")
+
+
+@dataclass(frozen=True)
+class McpServerConfig:
+    """How to start one MCP server (HIP-301 §1)."""
+
+    command: list[str]
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HanzoConfig:
+    """Merged configuration from all tiers and the environment."""
+
+    api_key: str | None = None
+    model: str = DEFAULT_MODEL
+    mcp_servers: dict[str, McpServerConfig] = field(default_factory=dict)
+    permissions: dict[str, PermissionMode] = field(default_factory=dict)
+    custom_instructions: str = ""
+    oauth_credentials: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class ConfigWarning:
+    """Something in a tier was ignored. Never holds a value from the file (CFG-20)."""
+
+    code: str
+    tier: Tier
+    key: str | None = None
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """The merged config plus the sorted warnings produced while loading it."""
+
+    config: HanzoConfig
+    warnings: list[ConfigWarning]
+
+
+class ConfigParseError(HanzoError):
+    """A settings file is not a JSON text this contract accepts (CFG-4).
+
+    ``load_config`` turns it into an ``invalid_json`` warning; it only escapes from
+    :func:`decode_tier_text` and :func:`parse_tier_text`.
+    """
+
+    code = "invalid_json"
+
+
+class _Unreadable(Exception):
+    """Internal: the file exists but cannot be read (CFG-3)."""
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def tier_paths(project_root: Path | str | None, env: Mapping[str, str]) -> dict[Tier, Path | None]:
+    """Where each tier's file lives (CFG-1, CFG-2); ``None`` means the tier is not read."""
+    user: Path | None = None
+    xdg = env.get("XDG_CONFIG_HOME", "")
+    home = env.get("HOME", "")
+    if xdg and os.path.isabs(xdg):
+        user = Path(xdg) / "hanzo" / "settings.json"
+    elif home:
+        user = Path(home) / ".config" / "hanzo" / "settings.json"
+    project: Path | None = None
+    local: Path | None = None
+    if project_root is not None:
+        project = Path(project_root) / ".hanzo" / "settings.json"
+        local = Path(project_root) / ".hanzo" / "settings.local.json"
+    return {"user": user, "project": project, "local": local}
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _Unreadable(str(exc)) from None
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def _too_deep(text: str) -> bool:
+    """True if arrays/objects nest deeper than MAX_DEPTH (strings are skipped)."""
+    depth = 0
+    in_string = False
+    escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return True
+        elif ch in "]}":
+            depth -= 1
+    return False
+
+
+def _reject_constant(name: str) -> Any:
+    raise ConfigParseError(f"{name} is not JSON")
+
+
+def _parse_float(literal: str) -> float:
+    value = float(literal)
+    if math.isinf(value):
+        raise ConfigParseError("number out of range")
+    return value
+
+
+def _parse_int(literal: str) -> int:
+    value = int(literal)
+    try:
+        float(value)
+    except OverflowError:
+        raise ConfigParseError("number out of range") from None
+    return value
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if any(0xD800 <= ord(c) <= 0xDFFF for c in item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def decode_tier_text(raw: bytes) -> str | None:
+    """Decode one settings file (CFG-4): ``None`` for an empty tier (blank or BOM only).
+
+    Raises ``ConfigParseError`` when the bytes are not UTF-8. One leading BOM is dropped.
+    """
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigParseError("not UTF-8") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if text.strip(" \t\n\r") == "":
+        return None
+    return text
+
+
+def parse_tier_text(text: str) -> Any:
+    """Parse one decoded settings file as strict RFC 8259 JSON (CFG-4, CFG-5).
+
+    Raises ``ConfigParseError`` for NaN/Infinity, numbers out of binary64 range, lone
+    surrogates, nesting deeper than MAX_DEPTH and anything else ``json`` rejects.
+    Duplicate keys: the last one wins.
+    """
+    if _too_deep(text):
+        raise ConfigParseError("nested too deeply")
+    try:
+        value = json.loads(
+            text,
+            parse_constant=_reject_constant,
+            parse_float=_parse_float,
+            parse_int=_parse_int,
+        )
+    except (ValueError, RecursionError) as exc:
+        raise ConfigParseError(str(exc)) from None
+    if _has_lone_surrogate(value):
+        raise ConfigParseError("lone surrogate")
+    return value
+
+
+# --------------------------------------------------------------------------- merging
+
+
+def _pointer(*segments: str) -> str:
+    return "".join("/" + s.replace("~", "~0").replace("/", "~1") for s in segments)
+
+
+def _is_str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+class _Merger:
+    def __init__(self) -> None:
+        self.api_key: str | None = None
+        self.model: str = DEFAULT_MODEL
+        self.mcp_servers: dict[str, McpServerConfig] = {}
+        self.permissions: dict[str, PermissionMode] = {}
+        self.custom_instructions = ""
+        self.oauth_credentials: dict[str, Any] | None = None
+        self.warnings: list[ConfigWarning] = []
+
+    def warn(self, code: str, tier: Tier, *segments: str) -> None:
+        self.warnings.append(ConfigWarning(code, tier, _pointer(*segments) if segments else None))
+
+    def apply(self, tier: Tier, doc: dict[str, Any]) -> None:
+        for key, value in doc.items():
+            if key in _SENSITIVE and tier != "user":
+                self.warn("sensitive_key_ignored", tier, key)
+            elif key == "api_key":
+                if not isinstance(value, str):
+                    self.warn("invalid_type", tier, key)
+                elif value == "":
+                    self.warn("invalid_value", tier, key)
+                else:
+                    self.api_key = value
+            elif key == "oauth_credentials":
+                if isinstance(value, dict):
+                    self.oauth_credentials = value
+                else:
+                    self.warn("invalid_type", tier, key)
+            elif key == "model":
+                if not isinstance(value, str):
+                    self.warn("invalid_type", tier, key)
+                elif value == "":
+                    self.warn("invalid_value", tier, key)
+                else:
+                    self.model = value
+            elif key == "custom_instructions":
+                if isinstance(value, str):
+                    self.custom_instructions = value
+                else:
+                    self.warn("invalid_type", tier, key)
+            elif key == "permissions":
+                self._permissions(tier, value)
+            elif key == "mcp_servers":
+                self._servers(tier, value)
+            else:
+                self.warn("unknown_key", tier, key)
+
+    def _permissions(self, tier: Tier, value: Any) -> None:
+        if not isinstance(value, dict):
+            self.warn("invalid_type", tier, "permissions")
+            return
+        for pattern, mode in value.items():
+            if not isinstance(mode, str):
+                self.warn("invalid_type", tier, "permissions", pattern)
+            elif pattern == "" or mode not in _MODES:
+                self.warn("invalid_value", tier, "permissions", pattern)
+            else:
+                self.permissions[pattern] = mode  # type: ignore[assignment]
+
+    def _servers(self, tier: Tier, value: Any) -> None:
+        if not isinstance(value, dict):
+            self.warn("invalid_type", tier, "mcp_servers")
+            return
+        for name, entry in value.items():
+            if not isinstance(entry, dict):
+                self.warn("invalid_type", tier, "mcp_servers", name)
+            elif name == "":
+                self.warn("invalid_value", tier, "mcp_servers", name)
+            elif entry.get("disabled") is True:
+                self.mcp_servers.pop(name, None)
+            else:
+                server = self._server(tier, name, entry)
+                if server is not None:
+                    self.mcp_servers[name] = server
+
+    def _server(self, tier: Tier, name: str, entry: dict[str, Any]) -> McpServerConfig | None:
+        ok = True
+        for fld, value in entry.items():
+            bad: str | None = None
+            if fld == "command":
+                if not _is_str_list(value):
+                    bad = "invalid_type"
+                elif not value:
+                    bad = "invalid_value"
+            elif fld == "args":
+                if not _is_str_list(value):
+                    bad = "invalid_type"
+            elif fld == "env":
+                if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+                    bad = "invalid_type"
+            elif fld == "disabled":
+                if not isinstance(value, bool):
+                    bad = "invalid_type"
+            else:
+                self.warn("unknown_key", tier, "mcp_servers", name, fld)
+            if bad is not None:
+                ok = False
+                self.warn(bad, tier, "mcp_servers", name, fld)
+        if "command" not in entry:
+            ok = False
+            self.warn("missing_key", tier, "mcp_servers", name, "command")
+        if not ok:
+            return None
+        return McpServerConfig(
+            command=list(entry["command"]),
+            args=list(entry.get("args", [])),
+            env=dict(entry.get("env", {})),
+        )
+
+
+def _sort_key(w: ConfigWarning) -> tuple[int, str, str]:
+    return (TIERS.index(w.tier), w.key or "", w.code)
+
+
+def merge_tiers(
+    raw: Mapping[Tier, bytes | None], env: Mapping[str, str], *, unreadable: frozenset[Tier] = frozenset()
+) -> LoadedConfig:
+    """Merge already-read tier files (``None`` = absent) with the environment (CFG-6..CFG-19)."""
+    merger = _Merger()
+    for tier in TIERS:
+        if tier in unreadable:
+            merger.warn("unreadable_file", tier)
+            continue
+        data = raw.get(tier)
+        if data is None:
+            continue
+        try:
+            text = decode_tier_text(data)
+            if text is None:
+                continue
+            doc = parse_tier_text(text)
+        except ConfigParseError:
+            merger.warn("invalid_json", tier)
+            continue
+        if not isinstance(doc, dict):
+            merger.warn("not_an_object", tier)
+            continue
+        merger.apply(tier, doc)
+    env_key = env.get("HANZO_API_KEY", "")
+    if env_key:
+        merger.api_key = env_key
+    env_model = env.get("HANZO_MODEL", "")
+    if env_model:
+        merger.model = env_model
+    config = HanzoConfig(
+        api_key=merger.api_key,
+        model=merger.model,
+        mcp_servers=merger.mcp_servers,
+        permissions=merger.permissions,
+        custom_instructions=merger.custom_instructions,
+        oauth_credentials=merger.oauth_credentials,
+    )
+    return LoadedConfig(config, sorted(merger.warnings, key=_sort_key))
+
+
+def load_config_with_warnings(
+    project_root: Path | str | None = None, *, env: Mapping[str, str] | None = None
+) -> LoadedConfig:
+    """Read the three tier files and merge them; ``env`` defaults to ``os.environ``."""
+    environ: Mapping[str, str] = os.environ if env is None else env
+    raw: dict[Tier, bytes | None] = {}
+    unreadable: set[Tier] = set()
+    for tier, path in tier_paths(project_root, environ).items():
+        if path is None:
+            raw[tier] = None
+            continue
+        try:
+            raw[tier] = _read(path)
+        except _Unreadable:
+            unreadable.add(tier)
+    return merge_tiers(raw, environ, unreadable=frozenset(unreadable))
+
+
+def load_config(
+    project_root: Path | str | None = None, *, env: Mapping[str, str] | None = None
+) -> HanzoConfig:
+    """Load and merge configs: user < project < local < environment (HIP-301 §4).
+
+    Warnings are logged to the ``hanzo.config`` logger (code, tier and key only).
+    """
+    loaded = load_config_with_warnings(project_root, env=env)
+    for w in loaded.warnings:
+        _log.warning("config %s: %s%s", w.tier, w.code, f" at {w.key}" if w.key else "")
+    return loaded.config

@@ -1,0 +1,279 @@
+//! Merging parsed tiers into a [`HanzoConfig`] (CFG-6 .. CFG-19).
+
+use crate::{
+    ConfigWarning, Env, HanzoConfig, LoadedConfig, McpServerConfig, PermissionMode, Tier,
+    TierSource, WarningCode,
+};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// A JSON pointer (RFC 6901) built from unescaped segments.
+fn pointer(segments: &[&str]) -> String {
+    let mut out = String::new();
+    for s in segments {
+        out.push('/');
+        out.push_str(&s.replace('~', "~0").replace('/', "~1"));
+    }
+    out
+}
+
+fn string_list(value: &Value) -> Option<Vec<String>> {
+    value
+        .as_array()?
+        .iter()
+        .map(|v| v.as_str().map(str::to_owned))
+        .collect()
+}
+
+fn string_map(value: &Value) -> Option<BTreeMap<String, String>> {
+    value
+        .as_object()?
+        .iter()
+        .map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_owned())))
+        .collect()
+}
+
+struct Merger {
+    config: HanzoConfig,
+    warnings: Vec<ConfigWarning>,
+}
+
+impl Merger {
+    fn warn(&mut self, code: WarningCode, tier: Tier, segments: &[&str]) {
+        let key = if segments.is_empty() {
+            None
+        } else {
+            Some(pointer(segments))
+        };
+        self.warnings.push(ConfigWarning { code, tier, key });
+    }
+
+    fn apply(&mut self, tier: Tier, doc: &Map<String, Value>) {
+        for (key, value) in doc {
+            let k = key.as_str();
+            match k {
+                "api_key" | "oauth_credentials" if tier != Tier::User => {
+                    self.warn(WarningCode::SensitiveKeyIgnored, tier, &[k]);
+                }
+                "api_key" | "model" => match value.as_str() {
+                    None => self.warn(WarningCode::InvalidType, tier, &[k]),
+                    Some("") => self.warn(WarningCode::InvalidValue, tier, &[k]),
+                    Some(s) if k == "api_key" => self.config.api_key = Some(s.to_owned()),
+                    Some(s) => s.clone_into(&mut self.config.model),
+                },
+                "oauth_credentials" => match value.as_object() {
+                    Some(obj) => self.config.oauth_credentials = Some(obj.clone()),
+                    None => self.warn(WarningCode::InvalidType, tier, &[k]),
+                },
+                "custom_instructions" => match value.as_str() {
+                    Some(s) => s.clone_into(&mut self.config.custom_instructions),
+                    None => self.warn(WarningCode::InvalidType, tier, &[k]),
+                },
+                "permissions" => self.permissions(tier, value),
+                "mcp_servers" => self.servers(tier, value),
+                _ => self.warn(WarningCode::UnknownKey, tier, &[k]),
+            }
+        }
+    }
+
+    fn permissions(&mut self, tier: Tier, value: &Value) {
+        let Some(map) = value.as_object() else {
+            self.warn(WarningCode::InvalidType, tier, &["permissions"]);
+            return;
+        };
+        for (pattern, mode) in map {
+            let segs = ["permissions", pattern.as_str()];
+            match mode.as_str() {
+                None => self.warn(WarningCode::InvalidType, tier, &segs),
+                Some(m) => match PermissionMode::parse(m) {
+                    Some(mode) if !pattern.is_empty() => {
+                        self.config.permissions.insert(pattern.clone(), mode);
+                    }
+                    _ => self.warn(WarningCode::InvalidValue, tier, &segs),
+                },
+            }
+        }
+    }
+
+    fn servers(&mut self, tier: Tier, value: &Value) {
+        let Some(map) = value.as_object() else {
+            self.warn(WarningCode::InvalidType, tier, &["mcp_servers"]);
+            return;
+        };
+        for (name, entry) in map {
+            let Some(entry) = entry.as_object() else {
+                self.warn(WarningCode::InvalidType, tier, &["mcp_servers", name]);
+                continue;
+            };
+            if name.is_empty() {
+                self.warn(WarningCode::InvalidValue, tier, &["mcp_servers", name]);
+            } else if entry.get("disabled") == Some(&Value::Bool(true)) {
+                self.config.mcp_servers.remove(name);
+            } else if let Some(server) = self.server(tier, name, entry) {
+                self.config.mcp_servers.insert(name.clone(), server);
+            }
+        }
+    }
+
+    fn server(
+        &mut self,
+        tier: Tier,
+        name: &str,
+        entry: &Map<String, Value>,
+    ) -> Option<McpServerConfig> {
+        let mut server = McpServerConfig {
+            command: Vec::new(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+        };
+        let mut ok = true;
+        for (field, value) in entry {
+            let bad = match field.as_str() {
+                "command" => match string_list(value) {
+                    None => Some(WarningCode::InvalidType),
+                    Some(c) if c.is_empty() => Some(WarningCode::InvalidValue),
+                    Some(c) => {
+                        server.command = c;
+                        None
+                    }
+                },
+                "args" => string_list(value).map_or(Some(WarningCode::InvalidType), |a| {
+                    server.args = a;
+                    None
+                }),
+                "env" => string_map(value).map_or(Some(WarningCode::InvalidType), |e| {
+                    server.env = e;
+                    None
+                }),
+                "disabled" => (!value.is_boolean()).then_some(WarningCode::InvalidType),
+                _ => {
+                    self.warn(WarningCode::UnknownKey, tier, &["mcp_servers", name, field]);
+                    None
+                }
+            };
+            if let Some(code) = bad {
+                ok = false;
+                self.warn(code, tier, &["mcp_servers", name, field]);
+            }
+        }
+        if !entry.contains_key("command") {
+            ok = false;
+            self.warn(
+                WarningCode::MissingKey,
+                tier,
+                &["mcp_servers", name, "command"],
+            );
+        }
+        ok.then_some(server)
+    }
+}
+
+/// Merge already-read tier files, in tier order user, project, local, with the
+/// environment (CFG-6 .. CFG-19). Warnings come back sorted (CFG-21).
+pub fn merge_tiers<E: Env + ?Sized>(sources: [TierSource; 3], env: &E) -> LoadedConfig {
+    let mut m = Merger {
+        config: HanzoConfig::default(),
+        warnings: Vec::new(),
+    };
+    for (tier, source) in Tier::ALL.into_iter().zip(sources) {
+        let raw = match source {
+            TierSource::Absent => continue,
+            TierSource::Unreadable => {
+                m.warn(WarningCode::UnreadableFile, tier, &[]);
+                continue;
+            }
+            TierSource::Bytes(raw) => raw,
+        };
+        match crate::parse_tier_text(&raw) {
+            Err(_) => m.warn(WarningCode::InvalidJson, tier, &[]),
+            Ok(None) => {}
+            Ok(Some(Value::Object(doc))) => m.apply(tier, &doc),
+            Ok(Some(_)) => m.warn(WarningCode::NotAnObject, tier, &[]),
+        }
+    }
+    if let Some(key) = env.var("HANZO_API_KEY").filter(|v| !v.is_empty()) {
+        m.config.api_key = Some(key);
+    }
+    if let Some(model) = env.var("HANZO_MODEL").filter(|v| !v.is_empty()) {
+        m.config.model = model;
+    }
+    m.warnings.sort_by(|a, b| {
+        (a.tier, a.key.as_deref().unwrap_or(""), a.code.code()).cmp(&(
+            b.tier,
+            b.key.as_deref().unwrap_or(""),
+            b.code.code(),
+        ))
+    });
+    LoadedConfig {
+        config: m.config,
+        warnings: m.warnings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn merge(user: &str, project: &str, local: &str) -> LoadedConfig {
+        let src = |s: &str| {
+            if s.is_empty() {
+                TierSource::Absent
+            } else {
+                TierSource::Bytes(s.as_bytes().to_vec())
+            }
+        };
+        merge_tiers(
+            [src(user), src(project), src(local)],
+            &BTreeMap::<String, String>::new(),
+        )
+    }
+
+    #[test]
+    fn pointer_escapes_tilde_and_slash() {
+        assert_eq!(pointer(&["mcp_servers", "a/b~c"]), "/mcp_servers/a~1b~0c");
+        assert_eq!(pointer(&["permissions", ""]), "/permissions/");
+    }
+
+    #[test]
+    fn later_tier_replaces_whole_server_and_disabled_removes() {
+        let out = merge(
+            r#"{"mcp_servers": {"a": {"command": ["x"], "env": {"K": "v"}}, "b": {"command": ["y"]}}}"#,
+            r#"{"mcp_servers": {"a": {"command": ["z"]}}}"#,
+            r#"{"mcp_servers": {"b": {"disabled": true, "command": 5}}}"#,
+        );
+        let a = out.config.mcp_servers.get("a");
+        assert_eq!(a.map(|s| s.command.clone()), Some(vec!["z".to_owned()]));
+        assert_eq!(a.map(|s| s.env.len()), Some(0));
+        assert!(!out.config.mcp_servers.contains_key("b"));
+        assert!(out.warnings.is_empty());
+    }
+
+    #[test]
+    fn sensitive_keys_are_warned_without_values() {
+        let out = merge("", r#"{"api_key": {"nested": "sk-secret"}}"#, "");
+        assert_eq!(out.config.api_key, None);
+        assert_eq!(out.warnings.len(), 1);
+        let w = out.warnings.first();
+        assert_eq!(w.map(|w| w.code.code()), Some("sensitive_key_ignored"));
+        assert_eq!(w.and_then(|w| w.key.clone()), Some("/api_key".to_owned()));
+    }
+
+    #[test]
+    fn warnings_sort_by_tier_then_code_point_key_then_code() {
+        let out = merge(
+            "",
+            "{\"\u{ff41}\": 1, \"\u{1f600}\": 2, \"model\": 3}",
+            "[]",
+        );
+        let keys: Vec<_> = out.warnings.iter().map(|w| w.key.clone()).collect();
+        assert_eq!(
+            keys,
+            vec![
+                Some("/model".to_owned()),
+                Some("/\u{ff41}".to_owned()),
+                Some("/\u{1f600}".to_owned()),
+                None
+            ]
+        );
+    }
+}

@@ -1,0 +1,164 @@
+//! `config-merge`: lay the case's files out in a fresh temporary directory, call
+//! [`hanzo_config::load_config`] with an explicit environment, remove the directory.
+
+use crate::CaseError;
+use hanzo_config::{load_config, HanzoConfig, LoadedConfig};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+fn bad(message: impl Into<String>) -> CaseError {
+    CaseError::new("bad_input", message)
+}
+
+fn io_err(e: &std::io::Error) -> CaseError {
+    CaseError::new("bad_input", format!("cannot lay out case files: {e}"))
+}
+
+/// A temporary directory removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Result<Self, CaseError> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        for _ in 0..100 {
+            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+            let path =
+                std::env::temp_dir().join(format!("hanzo-cfg-{}-{nanos}-{n}", std::process::id()));
+            match std::fs::create_dir(&path) {
+                Ok(()) => return Ok(Self(path)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(io_err(&e)),
+            }
+        }
+        Err(bad("cannot create a temporary directory"))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn place(path: &Path, spec: Option<&Value>) -> Result<(), CaseError> {
+    let write = |f: &dyn Fn() -> std::io::Result<()>| -> Result<(), CaseError> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io_err(&e))?;
+        }
+        f().map_err(|e| io_err(&e))
+    };
+    match spec {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::String(text)) => write(&|| std::fs::write(path, text.as_bytes())),
+        Some(Value::Object(o)) if o.get("directory") == Some(&Value::Bool(true)) => {
+            write(&|| std::fs::create_dir(path))
+        }
+        Some(_) => Err(bad("file spec must be a string, null or {directory: true}")),
+    }
+}
+
+fn config_json(c: &HanzoConfig) -> Value {
+    let servers: Map<String, Value> = c
+        .mcp_servers
+        .iter()
+        .map(|(name, s)| {
+            (
+                name.clone(),
+                json!({"command": s.command, "args": s.args, "env": s.env}),
+            )
+        })
+        .collect();
+    let permissions: Map<String, Value> = c
+        .permissions
+        .iter()
+        .map(|(k, m)| (k.clone(), Value::from(m.as_str())))
+        .collect();
+    json!({
+        "api_key": c.api_key,
+        "model": c.model,
+        "mcp_servers": servers,
+        "permissions": permissions,
+        "custom_instructions": c.custom_instructions,
+        "oauth_credentials": c.oauth_credentials,
+    })
+}
+
+fn output_json(loaded: &LoadedConfig) -> Value {
+    let warnings: Vec<Value> = loaded
+        .warnings
+        .iter()
+        .map(|w| {
+            let mut o = Map::new();
+            o.insert("code".into(), w.code.code().into());
+            o.insert("tier".into(), w.tier.as_str().into());
+            if let Some(k) = &w.key {
+                o.insert("key".into(), k.as_str().into());
+            }
+            Value::Object(o)
+        })
+        .collect();
+    json!({"config": config_json(&loaded.config), "warnings": warnings})
+}
+
+/// Run one `config-merge` case.
+pub fn run(input: &Value) -> Result<Value, CaseError> {
+    let files = input
+        .get("files")
+        .and_then(Value::as_object)
+        .ok_or_else(|| bad("files must be an object"))?;
+    let xdg_mode = input
+        .get("xdg_config_home")
+        .map_or(Some("absent"), Value::as_str)
+        .ok_or_else(|| bad("xdg_config_home must be a string"))?;
+    let mut env = BTreeMap::new();
+    if let Some(vars) = input.get("env") {
+        let vars = vars
+            .as_object()
+            .ok_or_else(|| bad("env must be an object"))?;
+        for (k, v) in vars {
+            let v = v
+                .as_str()
+                .ok_or_else(|| bad("env values must be strings"))?;
+            env.insert(k.clone(), v.to_owned());
+        }
+    }
+    let tmp = TempDir::new()?;
+    let (home, xdg, root) = (tmp.0.join("home"), tmp.0.join("xdg"), tmp.0.join("project"));
+    for d in [&home, &xdg, &root] {
+        std::fs::create_dir(d).map_err(|e| io_err(&e))?;
+    }
+    let home_file = home.join(".config").join("hanzo").join("settings.json");
+    env.insert("HOME".into(), home.to_string_lossy().into_owned());
+    match xdg_mode {
+        "temp" => {
+            env.insert("XDG_CONFIG_HOME".into(), xdg.to_string_lossy().into_owned());
+            place(&xdg.join("hanzo").join("settings.json"), files.get("user"))?;
+            place(&home_file, files.get("home"))?;
+        }
+        "absent" | "empty" | "relative" => {
+            if xdg_mode == "empty" {
+                env.insert("XDG_CONFIG_HOME".into(), String::new());
+            } else if xdg_mode == "relative" {
+                env.insert("XDG_CONFIG_HOME".into(), "xdg".into());
+            }
+            place(&home_file, files.get("user"))?;
+        }
+        other => return Err(bad(format!("unknown xdg_config_home {other:?}"))),
+    }
+    let dot = root.join(".hanzo");
+    place(&dot.join("settings.json"), files.get("project"))?;
+    place(&dot.join("settings.local.json"), files.get("local"))?;
+    let with_root = input
+        .get("project_root")
+        .map_or(Some(true), Value::as_bool)
+        .ok_or_else(|| bad("project_root must be a boolean"))?;
+    let loaded = load_config(with_root.then_some(root.as_path()), &env);
+    drop(tmp);
+    Ok(output_json(&loaded))
+}
