@@ -1,6 +1,21 @@
 // The JSON layer: domain name -> run(input) -> output (throws HanzoError for a
 // contract error). Used by the worker (adapters/js_worker) and by `node --test`.
 
+import { run as sseFrames } from "./sse-frames.js";
+import { run as mcpNormalization } from "./mcp-normalization.js";
+import { run as permissionPolicy } from "./permission-policy.js";
+import { run as sessionCompaction } from "./session-compaction.js";
+import { run as configMerge } from "./config-merge.js";
+import { run as oauthPkce } from "./oauth-pkce.js";
+import { run as backoffTiming } from "./backoff-timing.js";
+
 /** @type {Record<string, (input: any) => any>} */
 export const DOMAINS = {
+  "oauth-pkce": oauthPkce,
+  "backoff-timing": backoffTiming,
+  "session-compaction": sessionCompaction,
+  "sse-frames": sseFrames,
+  "mcp-normalization": mcpNormalization,
+  "permission-policy": permissionPolicy,
+  "config-merge": configMerge,
 };

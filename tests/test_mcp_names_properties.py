@@ -1,0 +1,48 @@
+"""Properties docs/domains/mcp-normalization.md states about impl_python.mcp_names."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from impl_python.mcp_names import (
+    normalize_name_part,
+    normalize_tool_name,
+    parse_tool_name,
+)
+
+MODEL_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+parts = st.text(alphabet=st.characters(exclude_categories=["Cs"]), min_size=1, max_size=80)
+short_parts = st.text(
+    alphabet=st.sampled_from("aZ09-_. /\u00e9\U0001F600"), min_size=0, max_size=25
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(server=parts, tool=parts)
+def test_every_name_is_a_valid_model_tool_name(server: str, tool: str) -> None:
+    """MCP-4: at most 64 characters of [A-Za-z0-9_-], always starting with mcp__."""
+    name = normalize_tool_name(server, tool)
+    assert MODEL_TOOL_NAME.fullmatch(name)
+    assert name.startswith("mcp__")
+
+
+@settings(max_examples=1000, deadline=None)
+@given(part=parts)
+def test_one_character_per_code_point(part: str) -> None:
+    """MCP-1: length is preserved in code points."""
+    assert len(normalize_name_part(part)) == len(part)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(head=short_parts, last=st.sampled_from("aZ9-"), tool=short_parts.filter(bool))
+def test_round_trip(head: str, last: str, tool: str) -> None:
+    """MCP-6b: parse undoes normalize when the server has no __, no trailing _, and fits."""
+    server = head + last
+    n_server, n_tool = normalize_name_part(server), normalize_name_part(tool)
+    assume("__" not in n_server)
+    assume(len("mcp__") + len(n_server) + 2 + len(n_tool) <= 64)
+    ref = parse_tool_name(normalize_tool_name(server, tool))
+    assert (ref.server, ref.tool) == (n_server, n_tool)
