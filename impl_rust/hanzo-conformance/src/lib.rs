@@ -1,10 +1,21 @@
 //! The JSON layer between the shared vectors and the `hanzo-*` crates.
 //!
 //! Each domain module exposes `run(input) -> Result<output, CaseError>`; the
-//! harness (through the PyO3 binding) and `cargo test` (through `tests/vectors.rs`)
+//! harness (through the `PyO3` binding) and `cargo test` (through `tests/vectors.rs`)
 //! both call [`run_case`].
 
 use serde_json::Value;
+
+mod backoff_timing;
+mod config_merge;
+mod mcp_normalization;
+mod oauth_pkce;
+mod permission_policy;
+mod session_compaction;
+mod sse_frames;
+
+pub mod compare;
+pub mod vectors;
 
 /// A contract error: a stable `code` from the domain's contract, and a message
 /// that is for people only (never compared).
@@ -16,7 +27,10 @@ pub struct CaseError {
 
 impl CaseError {
     pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { code: code.into(), message: message.into() }
+        Self {
+            code: code.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -24,6 +38,13 @@ type RunFn = fn(&Value) -> Result<Value, CaseError>;
 
 /// Every domain this platform implements, by its kebab-case name.
 const DOMAINS: &[(&str, RunFn)] = &[
+    ("oauth-pkce", oauth_pkce::run),
+    ("backoff-timing", backoff_timing::run),
+    ("session-compaction", session_compaction::run),
+    ("sse-frames", sse_frames::run),
+    ("mcp-normalization", mcp_normalization::run),
+    ("permission-policy", permission_policy::run),
+    ("config-merge", config_merge::run),
 ];
 
 /// The domains this platform implements.
@@ -38,6 +59,9 @@ pub fn domains() -> impl Iterator<Item = &'static str> {
 pub fn run_case(domain: &str, input: &Value) -> Result<Value, CaseError> {
     match DOMAINS.iter().find(|(name, _)| *name == domain) {
         Some((_, run)) => run(input),
-        None => Err(CaseError::new("unknown_domain", format!("rust does not implement {domain}"))),
+        None => Err(CaseError::new(
+            "unknown_domain",
+            format!("rust does not implement {domain}"),
+        )),
     }
 }

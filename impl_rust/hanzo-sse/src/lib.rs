@@ -88,6 +88,13 @@ impl SseFrameBuffer {
             self.started = true;
             rest = rest.strip_prefix('\u{feff}').unwrap_or(rest);
         }
+        if !rest.is_empty() && !rest.bytes().any(|b| b == b'\r' || b == b'\n') {
+            // No line ending (the common case when chunks are single characters):
+            // the whole chunk continues the pending line, as the last piece below would.
+            self.after_cr = false;
+            self.pending.push_str(rest);
+            return frames;
+        }
         for piece in rest.split_inclusive(['\r', '\n']) {
             if let Some(line) = piece.strip_suffix('\n') {
                 if line.is_empty() && self.after_cr {

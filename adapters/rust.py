@@ -1,0 +1,86 @@
+"""Platform ``rust``: the hanzo-* crates, in-process through the PyO3 extension.
+
+The extension (``adapters/rust_pyo3``, module ``hanzo_conformance_rust``) does
+the work; this adapter only crosses the boundary as JSON text, one
+``run_batch`` call per batch (the extension releases the GIL while it runs).
+Panics inside a crate come back as ``crash`` responses, never as exceptions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+from .protocol import Implementation, Request, Response, crash
+
+MODULE = "hanzo_conformance_rust"
+INSTALL_HINT = "pip install ./adapters/rust_pyo3"
+
+
+class RustExtensionMissing(ImportError):
+    """The compiled extension is not installed in this Python environment."""
+
+
+def _import_extension() -> ModuleType:
+    try:
+        import hanzo_conformance_rust
+    except ImportError as e:
+        raise RustExtensionMissing(
+            f"the rust platform needs the compiled extension {MODULE!r}, which is not "
+            f"importable ({e}). Build and install it (needs Rust and a C compiler) with: "
+            f"`{INSTALL_HINT}` from the repository root.",
+            name=MODULE,
+        ) from e
+    return hanzo_conformance_rust
+
+
+class RustAdapter:
+    name = "rust"
+
+    def __init__(self) -> None:
+        self._ext: ModuleType | None = None
+
+    def start(self) -> Implementation:
+        ext = _import_extension()
+        info: dict[str, Any] = json.loads(ext.implementation())
+        self._ext = ext
+        return Implementation(
+            name=info["name"],
+            version=info["version"],
+            language=info["language"],
+            domains=frozenset(info["domains"]),
+        )
+
+    def run(self, requests: Sequence[Request]) -> list[Response]:
+        if self._ext is None:
+            raise RuntimeError("RustAdapter.run() before start()")
+        if not requests:
+            return []
+        batch = [{"id": r["id"], "domain": r["domain"], "input": r["input"]} for r in requests]
+        try:
+            responses: list[Response] = json.loads(self._ext.run_batch(json.dumps(batch)))
+        except Exception as e:  # the binding refused the batch: report it on every case
+            detail = f"{type(e).__name__}: {e}"
+            return [crash(r["id"], "rust extension rejected the batch", detail) for r in requests]
+        if not isinstance(responses, list) or len(responses) != len(requests):
+            got = len(responses) if isinstance(responses, list) else type(responses).__name__
+            return [
+                crash(r["id"], "rust extension broke the protocol", f"{len(requests)} requests, got {got}")
+                for r in requests
+            ]
+        return [
+            response
+            if isinstance(response, dict) and response.get("id") == request["id"]
+            else crash(request["id"], "rust extension broke the protocol", f"response: {response!r}")
+            for request, response in zip(requests, responses)
+        ]
+
+    def stop(self) -> None:
+        self._ext = None
+
+
+def create() -> RustAdapter:
+    return RustAdapter()
+

@@ -1,0 +1,381 @@
+//! Throughput of `hanzo_sse::SseFrameBuffer` against the `eventsource-stream` crate
+//! on the shared SSE workloads (`/work/shared/bench/README.md`).
+//!
+//! ```text
+//! python3 /work/shared/bench/gen_sse.py --out /tmp/sse-bench-data
+//! cargo run --release -p hanzo-sse-bench -- /tmp/sse-bench-data [--reps 7]
+//! ```
+//!
+//! Both parsers start from bytes: `hanzo-sse` takes text, so its timing includes an
+//! incremental UTF-8 decoder (for `c1`, one byte in, at most one character out);
+//! `eventsource-stream` decodes internally and is driven synchronously with
+//! `futures::executor::block_on` over `futures::stream::iter` of byte chunks.
+//!
+//! Frame counts are checked on every run. `eventsource-stream` follows the WHATWG
+//! dispatch rule (a block dispatches iff it had a `data` line), so it must match the
+//! manifest's `spec_events` and `spec_data_chars`. `hanzo-sse` follows the HIP-301
+//! contract (`SSE-8a`: a block dispatches iff an `event`, `data`, `id` or accepted
+//! `retry` line was in it), which no manifest count states exactly (`any_field_events`
+//! keeps the last id across blocks), so its frame count is checked against
+//! [`contract_counts`], a whole-buffer reference whose `spec_events` is itself
+//! checked against the manifest; its data characters must equal `spec_data_chars`.
+
+use std::convert::Infallible;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use eventsource_stream::Eventsource;
+use futures::executor::block_on;
+use futures::stream::{self, StreamExt};
+use hanzo_sse::SseFrameBuffer;
+use serde_json::Value;
+
+const WORKLOADS: [&str; 3] = ["llm-tokens", "big-multiline", "mixed-endings"];
+const C1_PREFIX: usize = 262_144;
+
+/// Frames and data characters (code points) one parse produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Counts {
+    frames: u64,
+    data_chars: u64,
+}
+
+/// Splits a byte stream into complete UTF-8 text, carrying a split character over.
+#[derive(Default)]
+struct Utf8Decoder {
+    carry: Vec<u8>,
+}
+
+impl Utf8Decoder {
+    /// Decode `chunk`, passing every complete piece of text to `out`.
+    fn decode(&mut self, mut chunk: &[u8], out: &mut impl FnMut(&str)) -> Result<(), String> {
+        if !self.carry.is_empty() {
+            let width = self.carry.first().map_or(1, |&b| utf8_width(b));
+            let take = (width - self.carry.len()).min(chunk.len());
+            let (head, rest) = chunk.split_at(take);
+            self.carry.extend_from_slice(head);
+            chunk = rest;
+            if self.carry.len() < width {
+                return Ok(());
+            }
+            let text = std::str::from_utf8(&self.carry).map_err(|e| e.to_string())?;
+            out(text);
+            self.carry.clear();
+        }
+        match std::str::from_utf8(chunk) {
+            Ok(text) => {
+                if !text.is_empty() {
+                    out(text);
+                }
+            }
+            Err(e) if e.error_len().is_none() => {
+                let (valid, tail) = chunk.split_at(e.valid_up_to());
+                if !valid.is_empty() {
+                    out(std::str::from_utf8(valid).map_err(|e| e.to_string())?);
+                }
+                self.carry.extend_from_slice(tail);
+            }
+            Err(e) => return Err(format!("invalid UTF-8: {e}")),
+        }
+        Ok(())
+    }
+}
+
+fn utf8_width(first: u8) -> usize {
+    match first {
+        0xF0..=0xF7 => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        _ => 1,
+    }
+}
+
+fn run_hanzo(chunks: &[&[u8]]) -> Result<Counts, String> {
+    let mut decoder = Utf8Decoder::default();
+    let mut parser = SseFrameBuffer::new();
+    let mut counts = Counts {
+        frames: 0,
+        data_chars: 0,
+    };
+    let mut feed = |text: &str| {
+        for frame in parser.feed(text) {
+            counts.frames += 1;
+            counts.data_chars += frame.data.chars().count() as u64;
+        }
+    };
+    for chunk in chunks {
+        decoder.decode(chunk, &mut feed)?;
+    }
+    Ok(counts)
+}
+
+fn run_eventsource_stream(chunks: &[&[u8]]) -> Result<Counts, String> {
+    let events = stream::iter(chunks.iter().map(|c| Ok::<&[u8], Infallible>(c))).eventsource();
+    block_on(events.fold(
+        Ok(Counts {
+            frames: 0,
+            data_chars: 0,
+        }),
+        |acc, event| async move {
+            let mut counts = acc?;
+            let event = event.map_err(|e| e.to_string())?;
+            counts.frames += 1;
+            counts.data_chars += event.data.chars().count() as u64;
+            Ok(counts)
+        },
+    ))
+}
+
+/// Whole-buffer reference counts: `(contract frames, spec events)` for the complete
+/// (CR/LF-terminated) lines of `text`, a leading BOM dropped.
+fn contract_counts(text: &str) -> (u64, u64) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let (mut frames, mut spec) = (0, 0);
+    let (mut touched, mut has_data) = (false, false);
+    let mut rest = text;
+    while let Some(end) = rest.find(['\r', '\n']) {
+        let (line, after) = rest.split_at(end);
+        rest = after
+            .strip_prefix("\r\n")
+            .unwrap_or_else(|| after.get(1..).unwrap_or(""));
+        if line.is_empty() {
+            frames += u64::from(touched);
+            spec += u64::from(has_data);
+            (touched, has_data) = (false, false);
+            continue;
+        }
+        let (name, value) = line
+            .split_once(':')
+            .map_or((line, ""), |(n, v)| (n, v.strip_prefix(' ').unwrap_or(v)));
+        match name {
+            "data" => (touched, has_data) = (true, true),
+            "event" => touched = true,
+            "id" if !value.contains('\0') => touched = true,
+            "retry" if hanzo_sse::parse_retry(value).is_some() => touched = true,
+            _ => {}
+        }
+    }
+    (frames, spec)
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// Median MB/s (10^6 bytes) of `reps` runs, and the counts (equal on every run).
+fn measure(
+    reps: usize,
+    bytes: usize,
+    run: impl Fn() -> Result<Counts, String>,
+) -> Result<(f64, Counts), String> {
+    let mut speeds = Vec::with_capacity(reps);
+    let mut counts = None;
+    for _ in 0..reps {
+        let start = Instant::now();
+        let got = run()?;
+        let secs = start.elapsed().as_secs_f64();
+        #[allow(clippy::cast_precision_loss)] // sizes are far below 2^52
+        speeds.push(bytes as f64 / 1e6 / secs);
+        if counts.is_some_and(|c| c != got) {
+            return Err("counts differ between repetitions".to_owned());
+        }
+        counts = Some(got);
+    }
+    Ok((
+        median(speeds),
+        counts.unwrap_or(Counts {
+            frames: 0,
+            data_chars: 0,
+        }),
+    ))
+}
+
+fn manifest_count(manifest: &Value, workload: &str, reference: &str, key: &str) -> Option<u64> {
+    manifest
+        .pointer(&format!("/workloads/{workload}/{reference}/{key}"))?
+        .as_u64()
+}
+
+/// `(name, bytes parsed, chunks, manifest reference)`.
+type Chunking<'a> = (&'static str, &'a [u8], Vec<&'a [u8]>, &'static str);
+
+struct Row {
+    workload: &'static str,
+    chunking: &'static str,
+    hanzo: f64,
+    other: f64,
+    frames: String,
+}
+
+fn bench_workload(
+    dir: &Path,
+    manifest: &Value,
+    workload: &'static str,
+    reps: usize,
+) -> Result<Vec<Row>, String> {
+    let data = std::fs::read(dir.join(format!("{workload}.sse"))).map_err(|e| e.to_string())?;
+    let plan = std::fs::read(dir.join(format!("{workload}.sse.rand512.u32")))
+        .map_err(|e| e.to_string())?;
+    let sizes: Vec<usize> = plan
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        .collect();
+    if sizes.iter().sum::<usize>() != data.len() {
+        return Err(format!("{workload}: chunk plan does not cover the file"));
+    }
+    let mut rand512 = Vec::with_capacity(sizes.len());
+    let mut rest = data.as_slice();
+    for size in sizes {
+        let (chunk, after) = rest.split_at(size);
+        rand512.push(chunk);
+        rest = after;
+    }
+    let prefix = data.get(..C1_PREFIX).unwrap_or(&data);
+    let chunkings: [Chunking<'_>; 3] = [
+        (
+            "c64k",
+            &data,
+            data.chunks(65_536).collect(),
+            "reference_full",
+        ),
+        ("rand512", &data, rand512, "reference_full"),
+        (
+            "c1",
+            prefix,
+            prefix.chunks(1).collect(),
+            "reference_c1_prefix",
+        ),
+    ];
+    let mut rows = Vec::new();
+    for (chunking, whole, chunks, reference) in chunkings {
+        let want = |key| {
+            manifest_count(manifest, workload, reference, key)
+                .ok_or_else(|| format!("manifest has no {workload}/{reference}/{key}"))
+        };
+        let (spec_events, spec_chars) = (want("spec_events")?, want("spec_data_chars")?);
+        let text = String::from_utf8_lossy(whole);
+        let (contract_frames, reference_spec) = contract_counts(&text);
+        if reference_spec != spec_events {
+            return Err(format!(
+                "{workload}/{chunking}: whole-buffer reference finds {reference_spec} spec \
+                 events, manifest says {spec_events}"
+            ));
+        }
+        let (hanzo, hanzo_counts) = measure(reps, whole.len(), || run_hanzo(&chunks))?;
+        let (other, other_counts) = measure(reps, whole.len(), || run_eventsource_stream(&chunks))?;
+        let hanzo_want = Counts {
+            frames: contract_frames,
+            data_chars: spec_chars,
+        };
+        let other_want = Counts {
+            frames: spec_events,
+            data_chars: spec_chars,
+        };
+        if hanzo_counts != hanzo_want {
+            return Err(format!(
+                "{workload}/{chunking}: hanzo-sse {hanzo_counts:?}, expected {hanzo_want:?}"
+            ));
+        }
+        if other_counts != other_want {
+            return Err(format!(
+                "{workload}/{chunking}: eventsource-stream {other_counts:?}, expected {other_want:?}"
+            ));
+        }
+        rows.push(Row {
+            workload,
+            chunking,
+            hanzo,
+            other,
+            frames: format!("{contract_frames} / {spec_events}"),
+        });
+    }
+    Ok(rows)
+}
+
+fn main() -> ExitCode {
+    let mut dir = PathBuf::from("/tmp/sse-bench-data");
+    let mut reps = 7;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--reps" => match args.next().and_then(|n| n.parse().ok()) {
+                Some(n) if n > 0 => reps = n,
+                _ => {
+                    eprintln!("--reps needs a positive number");
+                    return ExitCode::FAILURE;
+                }
+            },
+            _ => dir = PathBuf::from(arg),
+        }
+    }
+    let manifest: Value = match std::fs::read_to_string(dir.join("manifest.json"))
+        .map_err(|e| e.to_string())
+        .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+    {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!(
+                "cannot read {}/manifest.json ({e}); generate the data with gen_sse.py",
+                dir.display()
+            );
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("median MB/s (10^6 bytes/s) of {reps} runs; frames = hanzo-sse (contract) / eventsource-stream (spec)\n");
+    println!("| workload | chunking | hanzo-sse | eventsource-stream | speedup | frames |");
+    println!("|---|---|---|---|---|---|");
+    let mut c64k = std::collections::HashMap::new();
+    let mut slow = Vec::new();
+    for workload in WORKLOADS {
+        let rows = match bench_workload(&dir, &manifest, workload, reps) {
+            Ok(rows) => rows,
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        for row in rows {
+            println!(
+                "| {} | {} | {:.1} | {:.1} | {:.2}x | {} |",
+                row.workload,
+                row.chunking,
+                row.hanzo,
+                row.other,
+                row.hanzo / row.other,
+                row.frames
+            );
+            if row.hanzo <= row.other {
+                slow.push(format!(
+                    "{}/{}: not faster than eventsource-stream",
+                    row.workload, row.chunking
+                ));
+            }
+            match row.chunking {
+                "c64k" => {
+                    c64k.insert(row.workload, row.hanzo);
+                }
+                "c1" => {
+                    let ratio = c64k
+                        .get(row.workload)
+                        .map_or(f64::NAN, |full| full / row.hanzo);
+                    println!("|  | c64k/c1 per byte | {ratio:.2}x slower at c1 | | | |");
+                    if ratio.is_nan() || ratio > 10.0 {
+                        slow.push(format!(
+                            "{}: c1 is {ratio:.1}x slower per byte than c64k",
+                            row.workload
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if slow.is_empty() {
+        println!("\ngoals met: faster than eventsource-stream everywhere; c1 within 10x of c64k per byte");
+    } else {
+        println!("\ngoals missed:\n  {}", slow.join("\n  "));
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,151 @@
+//! Runs every case of every `vectors/**/*.json` through this crate, natively.
+//!
+//! A Rust maintainer needs no Python: `cargo test -p hanzo-conformance`. The
+//! `comparison` rules and `variants` of each file are applied as
+//! `docs/architecture.md` defines them. Every mismatch is collected and the test
+//! fails once, listing file, case id, chunking variant, JSON pointer, expected and
+//! actual. A vector file for a domain this crate does not implement is a failure.
+
+use std::fmt::Write as _;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use hanzo_conformance::vectors::{check_case, Mismatch, RunResult, VectorFile};
+use serde_json::Value;
+
+fn vectors_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vectors")
+}
+
+/// Every `*.json` under `dir`, recursively, sorted.
+fn vector_paths(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(next) = pending.pop() {
+        let entries = std::fs::read_dir(&next)
+            .unwrap_or_else(|e| panic!("cannot list {}: {e}", next.display()));
+        for entry in entries {
+            let path = entry.expect("directory entry").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "json") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Run one input, turning a panic into a crash message (the run goes on).
+fn run_guarded(domain: &str, input: &Value) -> RunResult {
+    panic::catch_unwind(AssertUnwindSafe(|| {
+        hanzo_conformance::run_case(domain, input)
+    }))
+    .map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(ToString::to_string)
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .map_or_else(|| "panicked".to_owned(), |m| format!("panicked: {m}"))
+    })
+}
+
+struct Report {
+    /// (file, problem) for files that could not be checked at all.
+    file_problems: Vec<(String, String)>,
+    /// (file, mismatch).
+    mismatches: Vec<(String, Mismatch)>,
+    cases: usize,
+}
+
+fn check_file(path: &Path, report: &mut Report) {
+    let name = path.strip_prefix(vectors_dir()).map_or_else(
+        |_| path.display().to_string(),
+        |p| format!("vectors/{}", p.display()),
+    );
+    let parsed = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read: {e}"))
+        .and_then(|text| serde_json::from_str::<Value>(&text).map_err(|e| format!("bad JSON: {e}")))
+        .and_then(|document| VectorFile::from_json(&document));
+    let file = match parsed {
+        Ok(file) => file,
+        Err(problem) => {
+            report.file_problems.push((name, problem));
+            return;
+        }
+    };
+    if !hanzo_conformance::domains().any(|d| d == file.domain) {
+        report.file_problems.push((
+            name,
+            format!(
+                "domain {:?} ({} cases) is not implemented by the rust platform: add it to \
+                 DOMAINS in impl_rust/hanzo-conformance/src/lib.rs",
+                file.domain,
+                file.cases.len()
+            ),
+        ));
+        return;
+    }
+    for case in &file.cases {
+        report.cases += 1;
+        let found = check_case(&file, case, |input| run_guarded(&file.domain, input));
+        report
+            .mismatches
+            .extend(found.into_iter().map(|m| (name.clone(), m)));
+    }
+}
+
+#[test]
+fn every_vector_passes() {
+    let paths = vector_paths(&vectors_dir());
+    assert!(
+        !paths.is_empty(),
+        "no vector files under {}",
+        vectors_dir().display()
+    );
+
+    // Panics are reported per case; keep the default hook from printing each one.
+    let default_hook = panic::take_hook();
+    panic::set_hook(Box::new(|_| {}));
+    let mut report = Report {
+        file_problems: Vec::new(),
+        mismatches: Vec::new(),
+        cases: 0,
+    };
+    for path in &paths {
+        check_file(path, &mut report);
+    }
+    panic::set_hook(default_hook);
+
+    println!(
+        "{} vector files, {} cases checked",
+        paths.len(),
+        report.cases
+    );
+    if report.file_problems.is_empty() && report.mismatches.is_empty() {
+        return;
+    }
+    let mut text = String::new();
+    for (file, problem) in &report.file_problems {
+        let _ = writeln!(text, "{file}: {problem}");
+    }
+    for (file, m) in &report.mismatches {
+        let pointer = if m.pointer.is_empty() {
+            "(whole result)"
+        } else {
+            &m.pointer
+        };
+        let _ = writeln!(
+            text,
+            "{file} :: {} [{}] at {pointer}\n    expected: {}\n    actual:   {}",
+            m.case, m.variant, m.expected, m.actual
+        );
+    }
+    panic!(
+        "{} file problem(s), {} mismatch(es) in {} cases:\n{text}",
+        report.file_problems.len(),
+        report.mismatches.len(),
+        report.cases
+    );
+}
