@@ -24,6 +24,11 @@ class Implementation:
     language: str
     domains: frozenset[str] = field(default_factory=frozenset)
 
+    @classmethod
+    def from_json(cls, info: dict[str, Any]) -> Implementation:
+        """From the ``implementation`` object a worker or the extension reports."""
+        return cls(info["name"], info["version"], info["language"], frozenset(info["domains"]))
+
 
 class Request(TypedDict):
     id: str

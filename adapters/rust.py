@@ -46,12 +46,7 @@ class RustAdapter:
         ext = _import_extension()
         info: dict[str, Any] = json.loads(ext.implementation())
         self._ext = ext
-        return Implementation(
-            name=info["name"],
-            version=info["version"],
-            language=info["language"],
-            domains=frozenset(info["domains"]),
-        )
+        return Implementation.from_json(info)
 
     def run(self, requests: Sequence[Request]) -> list[Response]:
         if self._ext is None:

@@ -358,13 +358,7 @@ class WorkerAdapter:
                 f"({error['code']}: {error['message']}); it speaks {answer['versions']}",
                 worker.stderr_text(),
             )
-        info = answer["implementation"]
-        return Implementation(
-            name=info["name"],
-            version=info["version"],
-            language=info["language"],
-            domains=frozenset(info["domains"]),
-        )
+        return Implementation.from_json(answer["implementation"])
 
     # -- running ---------------------------------------------------------------
 
