@@ -21,11 +21,14 @@ pub mod vectors;
 /// that is for people only (never compared).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CaseError {
+    /// The stable error code from the domain's contract (`invalid_verifier`, ...).
     pub code: String,
+    /// A human-readable explanation; never compared across platforms.
     pub message: String,
 }
 
 impl CaseError {
+    /// A contract error with the given code and message.
     pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
             code: code.into(),
