@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,15 +55,35 @@ class VectorFile:
     cases: tuple[Case, ...]
 
 
-class _DuplicateKey(ValueError):
+class _StrictJsonError(ValueError):
     pass
+
+
+MAX_SAFE_INTEGER = 2**53 - 1  # I-JSON (RFC 7493 §2.2): every platform reads these exactly
+
+
+def _reject_constant(name: str) -> Any:
+    raise _StrictJsonError(f"{name} is not JSON")
+
+
+def _unsafe_integers(value: Any, where: str) -> Iterator[str]:
+    """Pointers of integers outside ±(2^53-1)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if abs(value) > MAX_SAFE_INTEGER:
+            yield where
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _unsafe_integers(v, f"{where}/{k.replace('~', '~0').replace('/', '~1')}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _unsafe_integers(v, f"{where}/{i}")
 
 
 def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj: dict[str, Any] = {}
     for key, value in pairs:
         if key in obj:
-            raise _DuplicateKey(f"duplicate object key {key!r}")
+            raise _StrictJsonError(f"duplicate object key {key!r}")
         obj[key] = value
     return obj
 
@@ -95,14 +115,16 @@ def load_vector_file(path: Path) -> VectorFile:
     problems: list[Problem] = []
     try:
         text = path.read_text(encoding="utf-8")
-        document = json.loads(text, object_pairs_hook=_reject_duplicate_keys)
+        document = json.loads(
+            text, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant
+        )
     except (OSError, UnicodeDecodeError) as e:
         raise VectorFileError([Problem(path, None, "", f"cannot read: {e}")]) from e
     except json.JSONDecodeError as e:
         raise VectorFileError(
             [Problem(path, None, "", f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})")]
         ) from e
-    except _DuplicateKey as e:
+    except _StrictJsonError as e:
         raise VectorFileError([Problem(path, None, "", f"not valid vector JSON: {e}")]) from e
 
     for err in sorted(vector_file_validator().iter_errors(document), key=lambda e: list(e.absolute_path)):
@@ -128,6 +150,8 @@ def load_vector_file(path: Path) -> VectorFile:
                 Problem(path, case_id, f"{base}/id", f"duplicate id (first used by /cases/{seen[case_id]})")
             )
         seen.setdefault(case_id, index)
+        for where in _unsafe_integers(raw, base):
+            problems.append(Problem(path, case_id, where, "integer outside the I-JSON range ±(2^53-1)"))
         checks = [("input", schema.input, raw["input"])]
         if "error" in raw:
             checks.append(("error", schema.error_code, raw["error"]))

@@ -120,3 +120,16 @@ def test_content_hash_changes_with_content_only(write_vectors):
     b = load_vector_file(write_vectors(vector_document([hello_case(description="other")]))).cases[0]
     c = load_vector_file(write_vectors(vector_document([hello_case(input={"chunks": ["x"]})]))).cases[0]
     assert a.content_hash() == b.content_hash() != c.content_hash()
+
+
+def test_integers_beyond_i_json_are_rejected(write_vectors):
+    frame = {"event": None, "data": "", "id": None, "retry": 2**53}
+    path = write_vectors(vector_document([hello_case(expected={"frames": [frame]})]))
+    problems = problems_of(path)
+    assert ("hello", "/cases/0/expected/frames/0/retry") in [(p.case_id, p.pointer) for p in problems]
+    assert any("I-JSON" in p.message for p in problems)
+
+
+def test_nan_is_not_json(write_vectors):
+    (problem,) = problems_of(write_vectors('{"domain": NaN}'))
+    assert "NaN is not JSON" in problem.message
