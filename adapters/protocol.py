@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypedDict, Union, runtime_checkable
+from typing import Any, Protocol, TypedDict, runtime_checkable
 
 PROTOCOL_VERSION = 1
 
@@ -61,7 +61,7 @@ class CrashResponse(TypedDict):
     crash: CrashBody
 
 
-Response = Union[OutputResponse, ErrorResponse, CrashResponse]
+Response = OutputResponse | ErrorResponse | CrashResponse
 
 
 @runtime_checkable

@@ -44,7 +44,8 @@ def factory_for(name: str) -> Callable[..., Adapter] | None:
     if spec is None:
         return None
     module, _, attr = spec.partition(":")
-    return getattr(importlib.import_module(module), attr)
+    factory: Callable[..., Adapter] = getattr(importlib.import_module(module), attr)
+    return factory
 
 
 def create(name: str, **options: Any) -> Adapter:

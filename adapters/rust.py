@@ -62,14 +62,20 @@ class RustAdapter:
         if not isinstance(responses, list) or len(responses) != len(requests):
             got = len(responses) if isinstance(responses, list) else type(responses).__name__
             return [
-                crash(r["id"], "rust extension broke the protocol", f"{len(requests)} requests, got {got}")
+                crash(
+                    r["id"],
+                    "rust extension broke the protocol",
+                    f"{len(requests)} requests, got {got}",
+                )
                 for r in requests
             ]
         return [
             response
             if isinstance(response, dict) and response.get("id") == request["id"]
-            else crash(request["id"], "rust extension broke the protocol", f"response: {response!r}")
-            for request, response in zip(requests, responses)
+            else crash(
+                request["id"], "rust extension broke the protocol", f"response: {response!r}"
+            )
+            for request, response in zip(requests, responses, strict=True)
         ]
 
     def stop(self) -> None:
@@ -78,4 +84,3 @@ class RustAdapter:
 
 def create() -> RustAdapter:
     return RustAdapter()
-

@@ -17,6 +17,7 @@ are read while requests are still being written).
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import queue
@@ -27,7 +28,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from jsonschema import Draft202012Validator
 
@@ -150,8 +151,8 @@ class _Worker:
             self.lines.put(_EOF)
 
     def _drain_stderr(self) -> None:
-        stderr = self.proc.stderr
-        assert stderr is not None
+        # Popen with stderr=PIPE and no text mode gives a BufferedReader (read1 exists).
+        stderr = cast("io.BufferedReader", self.proc.stderr)
         try:
             while chunk := stderr.read1(8192):
                 with self._stderr_lock:

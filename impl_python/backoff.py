@@ -90,9 +90,7 @@ class SamplesExhausted(BackoffError):
 
 
 def _is_ms(value: object) -> bool:
-    return (
-        isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_SAFE_MS
-    )
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_SAFE_MS
 
 
 def cap_ms(base_ms: int, max_ms: int, attempt: int) -> int:
@@ -116,9 +114,7 @@ class SampleSequence:
 
     def __call__(self) -> float:
         if self._next >= len(self._samples):
-            raise SamplesExhausted(
-                f"all {len(self._samples)} recorded samples have been used"
-            )
+            raise SamplesExhausted(f"all {len(self._samples)} recorded samples have been used")
         sample = self._samples[self._next]
         self._next += 1
         return sample

@@ -278,9 +278,7 @@ class SessionCompactor:
         summary = self.summarizer(middle)
         if summary.token_count < 0:
             raise InvalidTokenCount(f"summary token_count {summary.token_count} is negative")
-        summary_message = Message(
-            "assistant", summary.content, summary.token_count, summary=True
-        )
+        summary_message = Message("assistant", summary.content, summary.token_count, summary=True)
         result = [*messages[:body_start], summary_message, *messages[recent:]]
         return self._result(result, len(middle), before)
 

@@ -20,19 +20,19 @@ from typing import Any, Literal
 from impl_python.errors import HanzoError
 
 __all__ = [
-    "ConfigParseError",
     "DEFAULT_MODEL",
     "MAX_DEPTH",
     "TIERS",
+    "ConfigParseError",
     "ConfigWarning",
     "HanzoConfig",
     "LoadedConfig",
     "McpServerConfig",
     "PermissionMode",
+    "decode_tier_text",
     "load_config",
     "load_config_with_warnings",
     "merge_tiers",
-    "decode_tier_text",
     "parse_tier_text",
     "tier_paths",
 ]
@@ -336,7 +336,9 @@ class _Merger:
                 if not _is_str_list(value):
                     bad = "invalid_type"
             elif fld == "env":
-                if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+                if not isinstance(value, dict) or not all(
+                    isinstance(v, str) for v in value.values()
+                ):
                     bad = "invalid_type"
             elif fld == "disabled":
                 if not isinstance(value, bool):
@@ -363,7 +365,10 @@ def _sort_key(w: ConfigWarning) -> tuple[int, str, str]:
 
 
 def merge_tiers(
-    raw: Mapping[Tier, bytes | None], env: Mapping[str, str], *, unreadable: frozenset[Tier] = frozenset()
+    raw: Mapping[Tier, bytes | None],
+    env: Mapping[str, str],
+    *,
+    unreadable: frozenset[Tier] = frozenset(),
 ) -> LoadedConfig:
     """Merge already-read tier files (``None`` = absent) with the environment (CFG-6..CFG-19)."""
     merger = _Merger()

@@ -59,6 +59,7 @@ class PermissionMode(Enum):
 
 # --- globs (PERM-11..PERM-19) ---------------------------------------------------------
 
+
 class _Wild(Enum):
     STAR = "*"  # any run of code points (PERM-12)
     ANY = "?"  # exactly one code point (PERM-13)

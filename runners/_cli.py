@@ -83,11 +83,21 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     def vector_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--vectors", action="append", default=[], metavar="PATH",
-                       help="also load this vector file or folder (repeatable)")
-        p.add_argument("--no-default-vectors", action="store_true",
-                       help="load only --vectors, not the project's vectors/")
-        p.add_argument("--domain", action="append", default=[], help="only this domain (repeatable)")
+        p.add_argument(
+            "--vectors",
+            action="append",
+            default=[],
+            metavar="PATH",
+            help="also load this vector file or folder (repeatable)",
+        )
+        p.add_argument(
+            "--no-default-vectors",
+            action="store_true",
+            help="load only --vectors, not the project's vectors/",
+        )
+        p.add_argument(
+            "--domain", action="append", default=[], help="only this domain (repeatable)"
+        )
 
     p = sub.add_parser("validate", help="check every vector file against schemas/")
     vector_options(p)
@@ -99,16 +109,35 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="run the matrix and print the parity report")
     vector_options(p)
-    p.add_argument("--platform", action="append", default=[],
-                   help="only this platform: python, rust, js, or a --worker name (repeatable)")
-    p.add_argument("--worker", action="append", default=[], metavar="NAME=COMMAND",
-                   help="add an out-of-process platform speaking docs/protocol.md")
-    p.add_argument("--case-timeout", type=float, default=DEFAULT_CASE_TIMEOUT, metavar="SECONDS",
-                   help=f"per-case timeout for worker platforms (default {DEFAULT_CASE_TIMEOUT})")
+    p.add_argument(
+        "--platform",
+        action="append",
+        default=[],
+        help="only this platform: python, rust, js, or a --worker name (repeatable)",
+    )
+    p.add_argument(
+        "--worker",
+        action="append",
+        default=[],
+        metavar="NAME=COMMAND",
+        help="add an out-of-process platform speaking docs/protocol.md",
+    )
+    p.add_argument(
+        "--case-timeout",
+        type=float,
+        default=DEFAULT_CASE_TIMEOUT,
+        metavar="SECONDS",
+        help=f"per-case timeout for worker platforms (default {DEFAULT_CASE_TIMEOUT})",
+    )
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--output", metavar="FILE", help="write the report here (with --format json, "
-                   "the table is still printed)")
-    p.add_argument("--max-problems", type=int, default=50, help="failures shown in full (default 50)")
+    p.add_argument(
+        "--output",
+        metavar="FILE",
+        help="write the report here (with --format json, the table is still printed)",
+    )
+    p.add_argument(
+        "--max-problems", type=int, default=50, help="failures shown in full (default 50)"
+    )
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("report", help="render a saved --format json result file")
@@ -121,7 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        code: int = args.func(args)
+        return code
     except VectorFileError as e:
         print(f"hanzo-conformance: invalid vectors ({len(e.problems)} problems):", file=sys.stderr)
         for problem in e.problems:

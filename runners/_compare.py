@@ -75,7 +75,9 @@ def rules_for(rules: Sequence[Mapping[str, Any]], case_input: Any) -> list[Mappi
 
 
 def _matches(pattern: list[str], path: list[str]) -> bool:
-    return len(pattern) == len(path) and all(p in ("*", s) for p, s in zip(pattern, path))
+    return len(pattern) == len(path) and all(
+        p in ("*", s) for p, s in zip(pattern, path, strict=True)
+    )
 
 
 def _is_number(v: Any) -> bool:
@@ -84,8 +86,14 @@ def _is_number(v: Any) -> bool:
 
 def _same_scalar(a: Any, b: Any) -> bool:
     if _is_number(a) and _is_number(b):
-        return a == b
-    return type(a) is type(b) and a == b
+        return bool(a == b)
+    return type(a) is type(b) and bool(a == b)
+
+
+def _holder_matches(holder: Any, where: Mapping[str, Any]) -> bool:
+    return isinstance(holder, Mapping) and all(
+        _same_scalar(holder.get(k, MISSING), v) for k, v in where.items()
+    )
 
 
 def diff(expected: Any, actual: Any, rules: Sequence[Mapping[str, Any]] = ()) -> list[Difference]:
@@ -98,11 +106,8 @@ def diff(expected: Any, actual: Any, rules: Sequence[Mapping[str, Any]] = ()) ->
             if not _matches(pattern, path):
                 continue
             where = rule.get("where")
-            if rule["kind"] == "ignore" and where:
-                if not isinstance(holder, Mapping) or any(
-                    not _same_scalar(holder.get(k, MISSING), v) for k, v in where.items()
-                ):
-                    continue
+            if rule["kind"] == "ignore" and where and not _holder_matches(holder, where):
+                continue
             return rule
         return None
 

@@ -117,7 +117,12 @@ def judge(
             body = response["crash"]
             name = f" (chunking {variant})" if variant else ""
             return Outcome(
-                case.domain, case.id, case.content_hash(), platform, "error", actual,
+                case.domain,
+                case.id,
+                case.content_hash(),
+                platform,
+                "error",
+                actual,
                 message=f"{platform} crashed{name}: {body.get('message', '')}",
                 detail=body.get("detail") or None,
                 variant=variant,
@@ -127,6 +132,12 @@ def judge(
         violations.extend(v)
     status: Status = "fail" if differences or violations else "pass"
     return Outcome(
-        case.domain, case.id, case.content_hash(), platform, status, actual,
-        tuple(differences), tuple(violations),
+        case.domain,
+        case.id,
+        case.content_hash(),
+        platform,
+        status,
+        actual,
+        tuple(differences),
+        tuple(violations),
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import shlex
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -35,8 +37,9 @@ def factories(
             continue
         if not registry.is_platform(name):
             raise UnknownPlatform(name, [*registry.platform_names(), *extra])
-        chosen.append((name, lambda name=name: registry.create(name, timeout=case_timeout)))
+        chosen.append((name, functools.partial(registry.create, name, timeout=case_timeout)))
     for name, command in extra.items():
+
         def make(name: str = name, command: list[str] = command) -> Adapter:
             from adapters.subprocess import WorkerAdapter
 
@@ -65,7 +68,6 @@ def describe(platform: StartedPlatform) -> dict[str, Any]:
 def stop_all(platforms: Sequence[StartedPlatform]) -> None:
     for p in platforms:
         if p.adapter is not None:
-            try:
+            # Stopping is best effort: the results are already recorded.
+            with contextlib.suppress(Exception):
                 p.adapter.stop()
-            except Exception:  # stopping is best effort; results are already recorded
-                pass

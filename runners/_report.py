@@ -27,13 +27,17 @@ def summarize(
         "diverged": totals.get("fail", 0) + totals.get("error", 0) > 0,
         "platforms": dict(platforms),
         "matrix": {
-            domain: {platform: {s: c.get(s, 0) for s in STATUSES} for platform, c in by_platform.items()}
+            domain: {
+                platform: {s: c.get(s, 0) for s in STATUSES} for platform, c in by_platform.items()
+            }
             for domain, by_platform in cells.items()
         },
     }
 
 
-def document(results: Sequence[Mapping[str, Any]], platforms: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+def document(
+    results: Sequence[Mapping[str, Any]], platforms: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
     return {"summary": summarize(results, platforms), "results": list(results)}
 
 
@@ -50,14 +54,20 @@ def render_table(doc: Mapping[str, Any]) -> str:
     summary = doc["summary"]
     matrix = summary["matrix"]
     platforms = list(summary["platforms"]) or sorted({p for row in matrix.values() for p in row})
-    cases = Counter(r["domain"] for r in doc["results"] if r["platform"] == platforms[0]) if platforms else {}
+    cases = (
+        Counter(r["domain"] for r in doc["results"] if r["platform"] == platforms[0])
+        if platforms
+        else {}
+    )
     header = ["domain", "cases", *platforms]
     rows = [header]
     for domain, row in matrix.items():
         empty = dict.fromkeys(STATUSES, 0)
-        rows.append([domain, str(cases.get(domain, 0)), *(_cell(row.get(p, empty)) for p in platforms)])
+        rows.append(
+            [domain, str(cases.get(domain, 0)), *(_cell(row.get(p, empty)) for p in platforms)]
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
@@ -67,11 +77,15 @@ def _short(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _group_by_value(diffs: Sequence[Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], list[str | None]]]:
+def _group_by_value(
+    diffs: Sequence[Mapping[str, Any]],
+) -> list[tuple[Mapping[str, Any], list[str | None]]]:
     """The same difference on several chunkings is shown once, listing the chunkings."""
     groups: dict[str, tuple[Mapping[str, Any], list[str | None]]] = {}
     for d in diffs:
-        key = json.dumps([d["pointer"], d.get("expected"), d.get("actual"), "expected" in d, "actual" in d])
+        key = json.dumps(
+            [d["pointer"], d.get("expected"), d.get("actual"), "expected" in d, "actual" in d]
+        )
         groups.setdefault(key, (d, []))[1].append(d.get("variant"))
     return list(groups.values())
 
@@ -112,8 +126,11 @@ def render_problem(result: Mapping[str, Any], case_input: Any = None, limit: int
     return "\n".join(lines)
 
 
-def render_text(doc: Mapping[str, Any], inputs: Mapping[tuple[str, str], Any] | None = None,
-                max_problems: int = 50) -> str:
+def render_text(
+    doc: Mapping[str, Any],
+    inputs: Mapping[tuple[str, str], Any] | None = None,
+    max_problems: int = 50,
+) -> str:
     summary = doc["summary"]
     problems = [r for r in doc["results"] if r["status"] in ("fail", "error")]
     parts = []
@@ -123,8 +140,9 @@ def render_text(doc: Mapping[str, Any], inputs: Mapping[tuple[str, str], Any] | 
         parts.append(f"… {len(problems) - max_problems} more problems (see --format json)")
     parts.append(render_table(doc))
     platform_lines = [
-        f"  {name}: {info.get('implementation', '?')} {info.get('version', '')} ({info.get('language', '')})"
-        if "failure" not in info else f"  {name}: UNAVAILABLE: {info['failure']}"
+        f"  {name}: {info['implementation']} {info['version']} ({info['language']})"
+        if "failure" not in info
+        else f"  {name}: UNAVAILABLE: {info['failure']}"
         for name, info in summary["platforms"].items()
     ]
     if platform_lines:

@@ -1,9 +1,9 @@
-"""Run vector cases on platforms and judge every one: the matrix behind the CLI and the pytest plugin."""
+"""Run vector cases on platforms and judge each one: the matrix behind the CLI and pytest plugin."""
 
 from __future__ import annotations
 
 import traceback
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from adapters.protocol import Adapter, Implementation, Request, Response
@@ -24,38 +24,59 @@ class StartedPlatform:
     detail: str | None = None
 
 
-def start_platform(name: str, adapter_factory: object) -> StartedPlatform:
-    """Create and start one platform; a failure is recorded, never raised."""
+def start_platform(
+    name: str, adapter_or_factory: Adapter | Callable[[], Adapter]
+) -> StartedPlatform:
+    """Create (given a factory) and start one platform; a failure is recorded, never raised."""
     try:
-        adapter = adapter_factory() if callable(adapter_factory) else adapter_factory
+        adapter = (
+            adapter_or_factory if isinstance(adapter_or_factory, Adapter) else adapter_or_factory()
+        )
         return StartedPlatform(name, adapter, adapter.start())
     except Exception as e:  # reported on every case of this platform
-        return StartedPlatform(name, None, None, f"{name} did not start: {e}", traceback.format_exc())
+        return StartedPlatform(
+            name, None, None, f"{name} did not start: {e}", traceback.format_exc()
+        )
 
 
 def _request_id(case: Case, index: int) -> str:
     return f"{case.domain}/{case.id}#{index}"
 
 
-def run_cases(platform: StartedPlatform, vector_file: VectorFile, cases: Sequence[Case]) -> list[Outcome]:
+def run_cases(
+    platform: StartedPlatform, vector_file: VectorFile, cases: Sequence[Case]
+) -> list[Outcome]:
     """Run cases of one vector file (each with its variants) in one batch; judge each."""
     name = platform.name
     if platform.implementation is None or platform.adapter is None:
         return [
-            Outcome(c.domain, c.id, c.content_hash(), name, "error",
-                    message=platform.failure, detail=platform.detail)
+            Outcome(
+                c.domain,
+                c.id,
+                c.content_hash(),
+                name,
+                "error",
+                message=platform.failure,
+                detail=platform.detail,
+            )
             for c in cases
         ]
     if vector_file.domain not in platform.implementation.domains:
         reason = f"{vector_file.domain} is not implemented by {name}"
-        return [Outcome(c.domain, c.id, c.content_hash(), name, "skip", message=reason) for c in cases]
+        return [
+            Outcome(c.domain, c.id, c.content_hash(), name, "skip", message=reason) for c in cases
+        ]
 
     plan: list[tuple[Case, list[tuple[str | None, Request]]]] = []
     batch: list[Request] = []
     for case in cases:
         entries = []
         for index, (variant, case_input) in enumerate(expand(case.input, vector_file.variants)):
-            request: Request = {"id": _request_id(case, index), "domain": case.domain, "input": case_input}
+            request: Request = {
+                "id": _request_id(case, index),
+                "domain": case.domain,
+                "input": case_input,
+            }
             entries.append((variant, request))
             batch.append(request)
         plan.append((case, entries))
@@ -74,7 +95,10 @@ def _run_batch(adapter: Adapter, name: str, batch: list[Request]) -> dict[str, R
         responses = adapter.run(batch)
         error = None
     except Exception as e:  # an adapter must not raise; if it does, no case is lost
-        responses, error = [], (f"{name} adapter raised {type(e).__name__}: {e}", traceback.format_exc())
+        responses, error = (
+            [],
+            (f"{name} adapter raised {type(e).__name__}: {e}", traceback.format_exc()),
+        )
     by_id: dict[str, Response] = {}
     for response in responses:
         if isinstance(response, dict) and isinstance(response.get("id"), str):
@@ -82,19 +106,23 @@ def _run_batch(adapter: Adapter, name: str, batch: list[Request]) -> dict[str, R
     for request in batch:
         if request["id"] not in by_id:
             message, detail = error or (f"{name} returned no response for {request['id']}", "")
-            by_id[request["id"]] = {"id": request["id"], "crash": {"message": message, "detail": detail}}
+            by_id[request["id"]] = {
+                "id": request["id"],
+                "crash": {"message": message, "detail": detail},
+            }
         elif not any(k in by_id[request["id"]] for k in ("output", "error", "crash")):
             bad = by_id[request["id"]]
             by_id[request["id"]] = {
                 "id": request["id"],
-                "crash": {"message": f"{name} returned a malformed response: {bad!r}"[:500], "detail": ""},
+                "crash": {
+                    "message": f"{name} returned a malformed response: {bad!r}"[:500],
+                    "detail": "",
+                },
             }
     return by_id
 
 
-def run_matrix(
-    files: Iterable[VectorFile], platforms: Sequence[StartedPlatform]
-) -> list[Outcome]:
+def run_matrix(files: Iterable[VectorFile], platforms: Sequence[StartedPlatform]) -> list[Outcome]:
     """Every case of every file on every platform, in file order then platform order."""
     outcomes: list[Outcome] = []
     files = list(files)

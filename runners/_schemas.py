@@ -28,21 +28,21 @@ def _load(path: Path) -> Any:
         return json.load(f)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def vector_file_validator() -> Draft202012Validator:
     schema = _load(SCHEMAS_DIR / "vector-file.schema.json")
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def results_validator() -> Draft202012Validator:
     schema = _load(SCHEMAS_DIR / "results.schema.json")
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def domain_schema(domain: str) -> DomainSchema | None:
     path = SCHEMAS_DIR / f"{domain}.schema.json"
     if not path.is_file():

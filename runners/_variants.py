@@ -1,4 +1,4 @@
-"""Derived inputs: one case run several ways (declared per domain in the vector file's ``variants``)."""
+"""Derived inputs: one case run several ways, as the vector file's ``variants`` declare."""
 
 from __future__ import annotations
 

@@ -122,12 +122,18 @@ def load_vector_file(path: Path) -> VectorFile:
         raise VectorFileError([Problem(path, None, "", f"cannot read: {e}")]) from e
     except json.JSONDecodeError as e:
         raise VectorFileError(
-            [Problem(path, None, "", f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})")]
+            [
+                Problem(
+                    path, None, "", f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})"
+                )
+            ]
         ) from e
     except _StrictJsonError as e:
         raise VectorFileError([Problem(path, None, "", f"not valid vector JSON: {e}")]) from e
 
-    for err in sorted(vector_file_validator().iter_errors(document), key=lambda e: list(e.absolute_path)):
+    for err in sorted(
+        vector_file_validator().iter_errors(document), key=lambda e: list(e.absolute_path)
+    ):
         parts = list(err.absolute_path)
         problems.append(Problem(path, _case_id_at(document, parts), pointer(parts), _humane(err)))
     if problems:
@@ -137,7 +143,14 @@ def load_vector_file(path: Path) -> VectorFile:
     schema = domain_schema(domain)
     if schema is None:
         raise VectorFileError(
-            [Problem(path, None, "/domain", f"unknown domain {domain!r}: no schemas/{domain}.schema.json")]
+            [
+                Problem(
+                    path,
+                    None,
+                    "/domain",
+                    f"unknown domain {domain!r}: no schemas/{domain}.schema.json",
+                )
+            ]
         )
 
     seen: dict[str, int] = {}
@@ -147,11 +160,18 @@ def load_vector_file(path: Path) -> VectorFile:
         base = f"/cases/{index}"
         if case_id in seen:
             problems.append(
-                Problem(path, case_id, f"{base}/id", f"duplicate id (first used by /cases/{seen[case_id]})")
+                Problem(
+                    path,
+                    case_id,
+                    f"{base}/id",
+                    f"duplicate id (first used by /cases/{seen[case_id]})",
+                )
             )
         seen.setdefault(case_id, index)
         for where in _unsafe_integers(raw, base):
-            problems.append(Problem(path, case_id, where, "integer outside the I-JSON range ±(2^53-1)"))
+            problems.append(
+                Problem(path, case_id, where, "integer outside the I-JSON range ±(2^53-1)")
+            )
         checks = [("input", schema.input, raw["input"])]
         if "error" in raw:
             checks.append(("error", schema.error_code, raw["error"]))
@@ -219,7 +239,12 @@ def load_vectors(sources: Iterable[Path]) -> list[VectorFile]:
             first = owners.setdefault((vf.domain, case.id), vf.path)
             if first != vf.path:
                 problems.append(
-                    Problem(vf.path, case.id, "/cases", f"id already used in {first} for domain {vf.domain}")
+                    Problem(
+                        vf.path,
+                        case.id,
+                        "/cases",
+                        f"id already used in {first} for domain {vf.domain}",
+                    )
                 )
     if problems:
         raise VectorFileError(problems)

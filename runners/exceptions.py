@@ -51,7 +51,9 @@ class PlatformUnavailable(HarnessError):
     def __init__(self, platform: str, message: str, hint: str = "") -> None:
         self.platform = platform
         self.hint = hint
-        super().__init__(f"platform {platform!r} unavailable: {message}" + (f" ({hint})" if hint else ""))
+        super().__init__(
+            f"platform {platform!r} unavailable: {message}" + (f" ({hint})" if hint else "")
+        )
 
 
 class UnknownPlatform(HarnessError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -21,6 +21,9 @@ from ._report import render_problem
 from ._run import StartedPlatform, run_cases, start_platform
 from ._vectors import Case, VectorFile, load_vector_file
 from .exceptions import VectorFileError
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr
 
 _POOL = pytest.StashKey["PlatformPool"]()
 
@@ -45,16 +48,44 @@ class PlatformPool:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("hanzo-conformance", "cross-platform conformance vectors")
-    group.addoption("--platform", action="append", default=[], dest="hc_platforms",
-                    help="run only this platform (python, rust, js, or a --worker name); repeatable")
-    group.addoption("--domain", action="append", default=[], dest="hc_domains",
-                    help="collect only this domain's vectors; repeatable")
-    group.addoption("--vectors", action="append", default=[], dest="hc_vectors", metavar="PATH",
-                    help="also collect this vector file or folder; repeatable")
-    group.addoption("--worker", action="append", default=[], dest="hc_workers", metavar="NAME=COMMAND",
-                    help="add an out-of-process platform speaking docs/protocol.md")
-    group.addoption("--case-timeout", type=float, default=DEFAULT_CASE_TIMEOUT, dest="hc_case_timeout",
-                    metavar="SECONDS", help="per-case timeout for worker platforms")
+    group.addoption(
+        "--platform",
+        action="append",
+        default=[],
+        dest="hc_platforms",
+        help="run only this platform (python, rust, js, or a --worker name); repeatable",
+    )
+    group.addoption(
+        "--domain",
+        action="append",
+        default=[],
+        dest="hc_domains",
+        help="collect only this domain's vectors; repeatable",
+    )
+    group.addoption(
+        "--vectors",
+        action="append",
+        default=[],
+        dest="hc_vectors",
+        metavar="PATH",
+        help="also collect this vector file or folder; repeatable",
+    )
+    group.addoption(
+        "--worker",
+        action="append",
+        default=[],
+        dest="hc_workers",
+        metavar="NAME=COMMAND",
+        help="add an out-of-process platform speaking docs/protocol.md",
+    )
+    group.addoption(
+        "--case-timeout",
+        type=float,
+        default=DEFAULT_CASE_TIMEOUT,
+        dest="hc_case_timeout",
+        metavar="SECONDS",
+        help="per-case timeout for worker platforms",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -93,7 +124,9 @@ class VectorFileNode(pytest.File):
         try:
             vector_file = load_vector_file(self.path)
         except VectorFileError as e:
-            raise self.CollectError("invalid vector file:\n  " + "\n  ".join(map(str, e.problems))) from e
+            raise self.CollectError(
+                "invalid vector file:\n  " + "\n  ".join(map(str, e.problems))
+            ) from e
         domains = self.config.option.hc_domains
         if domains and vector_file.domain not in domains:
             return
@@ -109,7 +142,10 @@ class DomainNode(pytest.Collector):
         for case in self.vector_file.cases:
             for platform in self.config.stash[_POOL].chosen:
                 yield CaseItem.from_parent(
-                    self, name=f"{case.id}[{platform}]", case=case, platform=platform,
+                    self,
+                    name=f"{case.id}[{platform}]",
+                    case=case,
+                    platform=platform,
                     vector_file=self.vector_file,
                 )
 
@@ -121,7 +157,9 @@ class CaseFailed(Exception):
 
 
 class CaseItem(pytest.Item):
-    def __init__(self, *, case: Case, platform: str, vector_file: VectorFile, **kwargs: Any) -> None:
+    def __init__(
+        self, *, case: Case, platform: str, vector_file: VectorFile, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.case = case
         self.platform = platform
@@ -134,11 +172,15 @@ class CaseItem(pytest.Item):
         outcome = run_cases(platform, self.vector_file, [self.case])[0]
         self.user_properties.append(("status", outcome.status))
         if outcome.status == "skip":
-            pytest.skip(outcome.message or "not implemented")  # reported as skipped, never as passed
+            pytest.skip(
+                outcome.message or "not implemented"
+            )  # reported as skipped, never as passed
         if outcome.status != "pass":
             raise CaseFailed(outcome)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
         if isinstance(excinfo.value, CaseFailed):
             return render_problem(excinfo.value.outcome.to_json(), self.case.input, limit=50)
         return super().repr_failure(excinfo, style=style)

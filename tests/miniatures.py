@@ -53,15 +53,20 @@ def first_string_appended(value: Any) -> Any:
 class Liar(_Wrapped):
     """Returns a subtly wrong output for every request (optionally only when `when` says so)."""
 
-    def __init__(self, name: str = "liar", when: Callable[[Request], bool] = lambda r: True) -> None:
+    def __init__(
+        self, name: str = "liar", when: Callable[[Request], bool] = lambda r: True
+    ) -> None:
         super().__init__(name)
         self.when = when
 
     def run(self, requests: Sequence[Request]) -> list[Response]:
         out = []
-        for request, response in zip(requests, self.inner.run(requests)):
+        for request, response in zip(requests, self.inner.run(requests), strict=True):
             if "output" in response and self.when(request):
-                response = {"id": response["id"], "output": first_string_appended(response["output"])}
+                response = {
+                    "id": response["id"],
+                    "output": first_string_appended(response["output"]),
+                }
             out.append(response)
         return out
 
@@ -71,7 +76,9 @@ class WrongErrorCode(_Wrapped):
 
     def run(self, requests: Sequence[Request]) -> list[Response]:
         return [
-            {"id": r["id"], "error": {"code": "something_else", "message": "x"}} if "error" in r else r
+            {"id": r["id"], "error": {"code": "something_else", "message": "x"}}
+            if "error" in r
+            else r
             for r in self.inner.run(requests)
         ]
 

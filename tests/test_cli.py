@@ -39,7 +39,9 @@ def test_validate_reports_file_case_and_pointer(capsys, write_vectors):
 
 
 def test_list_counts_cases_and_tags(capsys, write_vectors):
-    path = write_vectors(vector_document([hello_case(), hello_case(id="two", tags=["basic", "bom"])]))
+    path = write_vectors(
+        vector_document([hello_case(), hello_case(id="two", tags=["basic", "bom"])])
+    )
     code, out, _ = run_cli(capsys, "list", "--no-default-vectors", "--vectors", str(path))
     assert code == 0
     assert "sse-frames  (sse-frames.json): 2 cases, 0 expect an error" in out
@@ -48,7 +50,9 @@ def test_list_counts_cases_and_tags(capsys, write_vectors):
 
 def test_run_passes_on_the_reference(capsys, write_vectors):
     path = write_vectors(vector_document([hello_case()]))
-    code, out, _ = run_cli(capsys, "run", "--no-default-vectors", "--vectors", str(path), "--platform", "python")
+    code, out, _ = run_cli(
+        capsys, "run", "--no-default-vectors", "--vectors", str(path), "--platform", "python"
+    )
     assert code == 0, out
     assert "OK: 1 results: 1 pass, 0 fail, 0 error, 0 skip" in out
 
@@ -57,8 +61,19 @@ def test_run_fails_on_a_liar_and_writes_the_exact_diff(capsys, write_vectors, tm
     path = write_vectors(vector_document([hello_case()]))
     out_file = tmp_path / "results.json"
     code, out, _ = run_cli(
-        capsys, "run", "--no-default-vectors", "--vectors", str(path), "--platform", "python",
-        "--platform", liar, "--format", "json", "--output", str(out_file),
+        capsys,
+        "run",
+        "--no-default-vectors",
+        "--vectors",
+        str(path),
+        "--platform",
+        "python",
+        "--platform",
+        liar,
+        "--format",
+        "json",
+        "--output",
+        str(out_file),
     )
     assert code == 1
     assert "DIVERGED" in out and "FAIL sse-frames::hello [liar]" in out

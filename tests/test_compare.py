@@ -5,7 +5,12 @@ from __future__ import annotations
 from runners._compare import MISSING, Difference, diff, rules_for
 
 SUMMARY_MASK = {"kind": "ignore", "path": "/messages/*/content", "where": {"summary": True}}
-JITTER_BOUND = {"kind": "at-most", "path": "/delays_ms/*", "when": {"/jitter": "full"}, "unless": ["/samples"]}
+JITTER_BOUND = {
+    "kind": "at-most",
+    "path": "/delays_ms/*",
+    "when": {"/jitter": "full"},
+    "unless": ["/samples"],
+}
 
 
 def test_equal_documents_have_no_difference():
@@ -46,7 +51,9 @@ def test_ignore_applies_only_where_the_holder_matches():
     assert diff(expected, wrong, [SUMMARY_MASK]) == [Difference("/messages/0/content", "a", "b")]
     # The rest of the summary message is still compared.
     drifted = {"messages": [{"content": "a"}, {"content": "x", "summary": False}]}
-    assert diff(expected, drifted, [SUMMARY_MASK]) == [Difference("/messages/1/summary", True, False)]
+    assert diff(expected, drifted, [SUMMARY_MASK]) == [
+        Difference("/messages/1/summary", True, False)
+    ]
 
 
 def test_at_most_is_an_upper_bound_from_zero():
@@ -56,15 +63,19 @@ def test_at_most_is_an_upper_bound_from_zero():
         Difference("/delays_ms/0", 10, 11),
         Difference("/delays_ms/1", 20, -1),
     ]
-    assert diff({"delays_ms": [10]}, {"delays_ms": ["5"]}, rules) == [Difference("/delays_ms/0", 10, "5")]
+    assert diff({"delays_ms": [10]}, {"delays_ms": ["5"]}, rules) == [
+        Difference("/delays_ms/0", 10, "5")
+    ]
     # The array's length is still exact.
-    assert diff({"delays_ms": [10]}, {"delays_ms": [1, 2]}, rules) == [Difference("/delays_ms/1", MISSING, 2)]
+    assert diff({"delays_ms": [10]}, {"delays_ms": [1, 2]}, rules) == [
+        Difference("/delays_ms/1", MISSING, 2)
+    ]
 
 
 def test_rules_apply_only_to_inputs_they_name():
     assert rules_for([JITTER_BOUND], {"jitter": "full"}) == [JITTER_BOUND]
     assert rules_for([JITTER_BOUND], {"jitter": "none"}) == []
     assert rules_for([JITTER_BOUND], {"jitter": "full", "samples": [0.5]}) == []
-    assert diff({"delays_ms": [10]}, {"delays_ms": [5]}, rules_for([JITTER_BOUND], {"jitter": "none"})) == [
-        Difference("/delays_ms/0", 10, 5)
-    ]
+    assert diff(
+        {"delays_ms": [10]}, {"delays_ms": [5]}, rules_for([JITTER_BOUND], {"jitter": "none"})
+    ) == [Difference("/delays_ms/0", 10, 5)]

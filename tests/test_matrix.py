@@ -1,4 +1,4 @@
-"""Every kind of wrong platform is reported as wrong, with the exact difference, and no case is lost."""
+"""Every kind of wrong platform is reported as wrong, with the exact difference; no case is lost."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from conftest import hello_case, vector_document
 from runners._report import document, render_text
 from runners._run import run_cases, run_matrix, start_platform
 from runners._vectors import load_vector_file
+
 
 def one_file(write_vectors, cases=None):
     return load_vector_file(write_vectors(vector_document(cases or [hello_case()])))
@@ -87,27 +88,35 @@ def test_an_adapter_that_drops_responses_loses_no_case(write_vectors):
 
 def test_a_platform_that_cannot_start_errors_every_case_and_the_run_goes_on(write_vectors):
     vf = one_file(write_vectors, [hello_case(), hello_case(id="second")])
-    platforms = [start_platform("nostart", miniatures.NoStart("nostart")),
-                 start_platform("python", miniatures.PythonAdapter())]
+    platforms = [
+        start_platform("nostart", miniatures.NoStart("nostart")),
+        start_platform("python", miniatures.PythonAdapter()),
+    ]
     outcomes = run_matrix([vf], platforms)
     assert [(o.platform, o.case, o.status) for o in outcomes] == [
-        ("nostart", "hello", "error"), ("nostart", "second", "error"),
-        ("python", "hello", "pass"), ("python", "second", "pass"),
+        ("nostart", "hello", "error"),
+        ("nostart", "second", "error"),
+        ("python", "hello", "pass"),
+        ("python", "second", "pass"),
     ]
     assert "no such executable" in outcomes[0].message
 
 
 def test_the_report_names_case_platform_and_pointer(write_vectors):
     vf = one_file(write_vectors)
-    platforms = [start_platform("python", miniatures.PythonAdapter()),
-                 start_platform("liar", miniatures.Liar()),
-                 start_platform("lacking", miniatures.Lacking("lacking"))]
+    platforms = [
+        start_platform("python", miniatures.PythonAdapter()),
+        start_platform("liar", miniatures.Liar()),
+        start_platform("lacking", miniatures.Lacking("lacking")),
+    ]
     doc = document([o.to_json() for o in run_matrix([vf], platforms)], {})
     assert doc["summary"]["diverged"] is True
     assert doc["summary"]["matrix"]["sse-frames"]["liar"]["fail"] == 1
     text = render_text(doc, {("sse-frames", "hello"): vf.cases[0].input})
     assert "FAIL sse-frames::hello [liar]" in text
-    assert '/frames/0/data  [original and 10 chunkings: one-per-chunk, split@1, split@2, split@3, …]: ' \
+    assert (
+        "/frames/0/data  [original and 10 chunkings: one-per-chunk, split@1, split@2, split@3, …]: "
         'expected "hi", actual "hi!"' in text
+    )
     assert 'input: {"chunks": ["data: hi\\n\\n"]}' in text
     assert "not implemented" in text

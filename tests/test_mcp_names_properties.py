@@ -16,7 +16,7 @@ from impl_python.mcp_names import (
 MODEL_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 parts = st.text(alphabet=st.characters(exclude_categories=["Cs"]), min_size=1, max_size=80)
 short_parts = st.text(
-    alphabet=st.sampled_from("aZ09-_. /\u00e9\U0001F600"), min_size=0, max_size=25
+    alphabet=st.sampled_from("aZ09-_. /\u00e9\U0001f600"), min_size=0, max_size=25
 )
 
 

@@ -1,4 +1,4 @@
-"""PKCE-5: PkceChallenge.generate() returns valid, fresh pairs (property tests; not vectorizable)."""
+"""PKCE-5: PkceChallenge.generate() returns valid, fresh pairs (property tests, not vectors)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The pytest plugin, run through pytester: ids, -k, -x, junitxml, and failures that show the diff."""
+"""The pytest plugin through pytester: ids, -k, -x, junitxml, and failures that show the diff."""
 
 from __future__ import annotations
 
@@ -14,7 +14,12 @@ TESTS = Path(__file__).resolve().parent
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
     (pytester.path / "vectors").mkdir()
-    doc = vector_document([hello_case(), hello_case(id="with-bom", tags=["bom"], input={"chunks": ["\ufeffdata: hi\n\n"]})])
+    doc = vector_document(
+        [
+            hello_case(),
+            hello_case(id="with-bom", tags=["bom"], input={"chunks": ["\ufeffdata: hi\n\n"]}),
+        ]
+    )
     (pytester.path / "vectors" / "sse-frames.json").write_text(json.dumps(doc), encoding="utf-8")
     pytester.makeconftest(
         f"""
@@ -34,13 +39,17 @@ register_platform("lacking", lambda: miniatures.Lacking("lacking"))
 
 
 def test_one_test_per_case_and_platform(project):
-    result = project.runpytest_inprocess("--collect-only", "-q", "--platform", "python", "--platform", "liar")
-    result.stdout.fnmatch_lines([
-        "vectors/sse-frames.json::sse-frames::hello[[]python[]]",
-        "vectors/sse-frames.json::sse-frames::hello[[]liar[]]",
-        "vectors/sse-frames.json::sse-frames::with-bom[[]python[]]",
-        "vectors/sse-frames.json::sse-frames::with-bom[[]liar[]]",
-    ])
+    result = project.runpytest_inprocess(
+        "--collect-only", "-q", "--platform", "python", "--platform", "liar"
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "vectors/sse-frames.json::sse-frames::hello[[]python[]]",
+            "vectors/sse-frames.json::sse-frames::hello[[]liar[]]",
+            "vectors/sse-frames.json::sse-frames::with-bom[[]python[]]",
+            "vectors/sse-frames.json::sse-frames::with-bom[[]liar[]]",
+        ]
+    )
 
 
 def test_reference_passes_and_k_selects_by_tag(project):
@@ -51,11 +60,14 @@ def test_reference_passes_and_k_selects_by_tag(project):
 def test_a_liar_fails_with_input_and_pointer(project):
     result = project.runpytest_inprocess("--platform", "python", "--platform", "liar")
     result.assert_outcomes(passed=2, failed=2)
-    result.stdout.fnmatch_lines([
-        "*FAIL sse-frames::hello [[]liar[]]*",
-        '*input: {"chunks": [[]"data: hi*',
-        '*/frames/0/data  [[]original and 10 chunkings: one-per-chunk, split@1,*: expected "hi", actual "hi!"',
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*FAIL sse-frames::hello [[]liar[]]*",
+            '*input: {"chunks": [[]"data: hi*',
+            "*/frames/0/data  [[]original and 10 chunkings: one-per-chunk, split@1,*: "
+            'expected "hi", actual "hi!"',
+        ]
+    )
 
 
 def test_x_stops_at_the_first_failure(project):
@@ -70,7 +82,9 @@ def test_a_lacking_platform_is_skipped_with_a_reason(project):
 
 
 def test_junitxml_records_each_case(project):
-    result = project.runpytest_inprocess("--platform", "python", "--platform", "liar", "--junitxml=out.xml")
+    result = project.runpytest_inprocess(
+        "--platform", "python", "--platform", "liar", "--junitxml=out.xml"
+    )
     result.assert_outcomes(passed=2, failed=2)
     xml = (project.path / "out.xml").read_text()
     assert xml.count("<testcase") == 4
@@ -87,12 +101,16 @@ def test_extra_vectors_folder(project, tmp_path):
     extra.mkdir()
     doc = vector_document([hello_case(id="zebra")])
     (extra / "more.json").write_text(json.dumps(doc), encoding="utf-8")
-    result = project.runpytest_inprocess("--platform", "python", "--vectors", str(extra), "-k", "zebra")
+    result = project.runpytest_inprocess(
+        "--platform", "python", "--vectors", str(extra), "-k", "zebra"
+    )
     result.assert_outcomes(passed=1, deselected=2)
 
 
 def test_a_malformed_vector_file_is_a_collection_error_naming_the_problem(project):
-    (project.path / "vectors" / "broken.json").write_text('{"domain": "sse-frames"}', encoding="utf-8")
+    (project.path / "vectors" / "broken.json").write_text(
+        '{"domain": "sse-frames"}', encoding="utf-8"
+    )
     result = project.runpytest_inprocess("--platform", "python")
     result.stdout.fnmatch_lines(["*broken.json: file at (root): 'version' is a required property*"])
     assert result.ret == pytest.ExitCode.INTERRUPTED

@@ -65,7 +65,11 @@ def test_wrong_type_in_input_points_into_the_case(write_vectors):
     problems = problems_of(path)
     assert ("hello", "/cases/0/input/chunks/1") in [(p.case_id, p.pointer) for p in problems]
     rendered = str(VectorFileError(problems))
-    assert str(path) in rendered and "case 'hello'" in rendered and "/cases/0/input/chunks/1" in rendered
+    assert (
+        str(path) in rendered
+        and "case 'hello'" in rendered
+        and "/cases/0/input/chunks/1" in rendered
+    )
 
 
 def test_wrong_type_in_expected_output(write_vectors):
@@ -118,7 +122,9 @@ def _folder(write_vectors):
 def test_content_hash_changes_with_content_only(write_vectors):
     a = load_vector_file(write_vectors(vector_document([hello_case()]))).cases[0]
     b = load_vector_file(write_vectors(vector_document([hello_case(description="other")]))).cases[0]
-    c = load_vector_file(write_vectors(vector_document([hello_case(input={"chunks": ["x"]})]))).cases[0]
+    c = load_vector_file(
+        write_vectors(vector_document([hello_case(input={"chunks": ["x"]})]))
+    ).cases[0]
     assert a.content_hash() == b.content_hash() != c.content_hash()
 
 
@@ -126,7 +132,9 @@ def test_integers_beyond_i_json_are_rejected(write_vectors):
     frame = {"event": None, "data": "", "id": None, "retry": 2**53}
     path = write_vectors(vector_document([hello_case(expected={"frames": [frame]})]))
     problems = problems_of(path)
-    assert ("hello", "/cases/0/expected/frames/0/retry") in [(p.case_id, p.pointer) for p in problems]
+    assert ("hello", "/cases/0/expected/frames/0/retry") in [
+        (p.case_id, p.pointer) for p in problems
+    ]
     assert any("I-JSON" in p.message for p in problems)
 
 

@@ -41,7 +41,7 @@ def _config_json(config: HanzoConfig) -> dict[str, Any]:
     }
 
 
-def run(case_input: dict) -> dict:
+def run(case_input: dict[str, Any]) -> dict[str, Any]:
     files: dict[str, Any] = case_input["files"]
     xdg_mode: str = case_input.get("xdg_config_home", "absent")
     with tempfile.TemporaryDirectory(prefix="hanzo-cfg-") as tmp:

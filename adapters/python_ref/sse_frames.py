@@ -16,7 +16,5 @@ def run(case_input: dict[str, Any]) -> dict[str, Any]:
     buffer = SseFrameBuffer()
     frames = [frame for chunk in chunks for frame in buffer.feed(chunk)]
     return {
-        "frames": [
-            {"event": f.event, "data": f.data, "id": f.id, "retry": f.retry} for f in frames
-        ]
+        "frames": [{"event": f.event, "data": f.data, "id": f.id, "retry": f.retry} for f in frames]
     }
