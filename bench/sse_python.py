@@ -41,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from impl_python.sse import SseFrameBuffer  # noqa: E402
+from impl_python.sse import SseFrameBuffer
 
 C64K = 65536
 C1_PREFIX = 262144
