@@ -8,7 +8,7 @@ export const MAX_DEPTH: 64;
 export const TIERS: readonly ["user", "project", "local"];
 
 export type Tier = "user" | "project" | "local";
-export type PermissionMode = "allow" | "deny" | "prompt";
+import type { PermissionMode } from "./permissions.js";
 export type WarningCode =
   | "unreadable_file"
   | "invalid_json"
