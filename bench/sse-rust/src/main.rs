@@ -7,7 +7,8 @@
 //! ```
 //!
 //! Both parsers start from bytes: `hanzo-sse` takes text, so its timing includes an
-//! incremental UTF-8 decoder (for `c1`, one byte in, at most one character out);
+//! incremental UTF-8 decoder (for `c1`, one byte in, at most one character out; a
+//! lone ASCII byte skips the general validator, see [`Utf8Decoder::decode`]);
 //! `eventsource-stream` decodes internally and is driven synchronously with
 //! `futures::executor::block_on` over `futures::stream::iter` of byte chunks.
 //!
@@ -49,7 +50,27 @@ struct Utf8Decoder {
 
 impl Utf8Decoder {
     /// Decode `chunk`, passing every complete piece of text to `out`.
-    fn decode(&mut self, mut chunk: &[u8], out: &mut impl FnMut(&str)) -> Result<(), String> {
+    ///
+    /// A chunk of one ASCII byte with nothing carried over is the character itself:
+    /// it is passed on without calling the general validator, which at `c1` (one
+    /// byte per chunk) would otherwise cost more than parsing the byte.
+    #[inline]
+    fn decode(&mut self, chunk: &[u8], out: &mut impl FnMut(&str)) -> Result<(), String> {
+        if let &[byte] = chunk {
+            if byte.is_ascii() && self.carry.is_empty() {
+                out(char::from(byte).encode_utf8(&mut [0; 4]));
+                return Ok(());
+            }
+        }
+        self.decode_general(chunk, out)
+    }
+
+    /// [`Self::decode`] for every other chunk.
+    fn decode_general(
+        &mut self,
+        mut chunk: &[u8],
+        out: &mut impl FnMut(&str),
+    ) -> Result<(), String> {
         if !self.carry.is_empty() {
             let width = self.carry.first().map_or(1, |&b| utf8_width(b));
             let take = (width - self.carry.len()).min(chunk.len());

@@ -49,14 +49,25 @@ pub struct SseFrame {
 /// Accumulates text chunks and returns complete SSE frames.
 #[derive(Debug, Clone, Default)]
 pub struct SseFrameBuffer {
-    /// A non-empty chunk has been seen, so a BOM is no longer dropped (`SSE-2`).
-    started: bool,
-    /// The last code point fed was CR, so an LF right after it is swallowed (`SSE-3b`).
-    after_cr: bool,
-    /// The incomplete line (`SSE-3d`).
+    /// What to drop if it starts the next non-empty chunk.
+    skip: Skip,
+    /// The incomplete line (`SSE-3d`); one buffer, reused for every line.
     pending: String,
     /// The current block.
     block: Block,
+}
+
+/// The code point dropped if it starts the next non-empty chunk. Empty chunks
+/// leave it alone (`SSE-1`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Skip {
+    /// A BOM: no non-empty chunk has been seen yet (`SSE-2`).
+    #[default]
+    Bom,
+    /// An LF: the last code point fed was CR (`SSE-3b`).
+    Lf,
+    /// Nothing.
+    Nothing,
 }
 
 /// The state of the block being read; reset on every dispatch (`SSE-8c`).
@@ -78,38 +89,60 @@ impl SseFrameBuffer {
     }
 
     /// Feed the next chunk of the stream; returns the frames it completes, in order.
+    ///
+    /// The returned `Vec` allocates only when a frame completes.
+    #[inline]
     pub fn feed(&mut self, chunk: &str) -> Vec<SseFrame> {
+        // One ASCII byte that is not a line ending (the common case when chunks
+        // are single characters): it continues the pending line. A BOM or LF to
+        // skip cannot be this byte, so nothing is skipped any more either way.
+        if let &[byte] = chunk.as_bytes() {
+            if byte != b'\r' && byte != b'\n' {
+                self.skip = Skip::Nothing;
+                self.pending.push(char::from(byte));
+                return Vec::new();
+            }
+        }
+        self.feed_general(chunk)
+    }
+
+    /// [`Self::feed`] for every chunk but one ASCII byte other than CR and LF.
+    fn feed_general(&mut self, chunk: &str) -> Vec<SseFrame> {
         let mut frames = Vec::new();
-        if chunk.is_empty() {
+        let Some(&first) = chunk.as_bytes().first() else {
             return frames;
-        }
+        };
         let mut rest = chunk;
-        if !self.started {
-            self.started = true;
-            rest = rest.strip_prefix('\u{feff}').unwrap_or(rest);
+        match self.skip {
+            Skip::Bom => rest = rest.strip_prefix('\u{feff}').unwrap_or(rest),
+            // The LF of a CRLF whose CR, at the end of the last chunk, ended the line.
+            Skip::Lf if first == b'\n' => rest = rest.get(1..).unwrap_or(""),
+            Skip::Lf | Skip::Nothing => {}
         }
-        if !rest.is_empty() && !rest.bytes().any(|b| b == b'\r' || b == b'\n') {
-            // No line ending (the common case when chunks are single characters):
-            // the whole chunk continues the pending line, as the last piece below would.
-            self.after_cr = false;
+        // A chunk-final CR has ended its line; an LF starting the next chunk is its CRLF's.
+        self.skip = if chunk.ends_with('\r') {
+            Skip::Lf
+        } else {
+            Skip::Nothing
+        };
+        if !rest.bytes().any(|b| b == b'\r' || b == b'\n') {
+            // No line ending: the whole chunk continues the pending line.
             self.pending.push_str(rest);
             return frames;
         }
+        // Within the chunk, an LF right after a CR is the rest of that CRLF.
+        let mut after_cr = false;
         for piece in rest.split_inclusive(['\r', '\n']) {
             if let Some(line) = piece.strip_suffix('\n') {
-                if line.is_empty() && self.after_cr {
-                    // The LF of a CRLF whose CR already ended the line.
-                    self.after_cr = false;
-                } else {
-                    self.after_cr = false;
+                if !(line.is_empty() && after_cr) {
                     self.end_line(line, &mut frames);
                 }
+                after_cr = false;
             } else if let Some(line) = piece.strip_suffix('\r') {
                 self.end_line(line, &mut frames);
-                self.after_cr = true;
+                after_cr = true;
             } else {
-                // Only the last piece can lack an ending, and it is non-empty.
-                self.after_cr = false;
+                // Only the last piece can lack an ending.
                 self.pending.push_str(piece);
             }
         }
@@ -268,6 +301,15 @@ mod tests {
             feed_all(&["data: a\n\n", "\u{feff}data: b\n\n"]),
             vec![frame("a")]
         );
+    }
+
+    #[test]
+    fn one_byte_chunks_clear_what_is_skipped() {
+        // A one-byte chunk ends the CR's CRLF chance: the LF after it ends the comment line.
+        assert_eq!(feed_all(&["data: a\r", ":", "\n", "\n"]), vec![frame("a")]);
+        // A one-byte chunk starts the stream: a BOM after it is text.
+        assert!(feed_all(&["d", "\u{feff}ata: b\n\n"]).is_empty());
+        assert_eq!(feed_all(&["\r", "\n", "d", "ata: b\n\n"]), vec![frame("b")]);
     }
 
     #[test]
