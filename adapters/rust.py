@@ -9,6 +9,7 @@ Panics inside a crate come back as ``crash`` responses, never as exceptions.
 from __future__ import annotations
 
 import json
+import traceback
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -56,9 +57,11 @@ class RustAdapter:
         batch = [{"id": r["id"], "domain": r["domain"], "input": r["input"]} for r in requests]
         try:
             responses: list[Response] = json.loads(self._ext.run_batch(json.dumps(batch)))
-        except Exception as e:  # the binding refused the batch: report it on every case
-            detail = f"{type(e).__name__}: {e}"
-            return [crash(r["id"], "rust extension rejected the batch", detail) for r in requests]
+        except Exception:
+            if len(requests) > 1:  # find the request(s) it refuses; the rest still run
+                return [response for r in requests for response in self.run([r])]
+            detail = traceback.format_exc()
+            return [crash(requests[0]["id"], "rust extension rejected the request", detail)]
         if not isinstance(responses, list) or len(responses) != len(requests):
             got = len(responses) if isinstance(responses, list) else type(responses).__name__
             return [

@@ -253,6 +253,21 @@ def _excerpt(line: bytes) -> str:
     return repr(text if len(text) <= _LINE_EXCERPT else text[:_LINE_EXCERPT] + "...")
 
 
+def _encode_request(request: Request) -> bytes:
+    message: dict[str, Any] = {
+        "cmd": "run",
+        "id": request["id"],
+        "domain": request["domain"],
+        "input": request["input"],
+    }
+    try:
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        # A lone surrogate has no UTF-8 form; \uXXXX escapes carry it to the worker faithfully.
+        return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
+
+
 class WorkerAdapter:
     """An :class:`adapters.protocol.Adapter` for a JSON-lines worker process.
 
@@ -397,15 +412,7 @@ class WorkerAdapter:
         """
         worker = self._worker
         assert worker is not None
-        lines = [
-            json.dumps(
-                {"cmd": "run", "id": r["id"], "domain": r["domain"], "input": r["input"]},
-                ensure_ascii=False,
-                separators=(",", ":"),
-            ).encode("utf-8")
-            + b"\n"
-            for r in requests
-        ]
+        lines = [_encode_request(r) for r in requests]
         worker.send(lines)
         responses: list[Response] = []
         for request in requests:

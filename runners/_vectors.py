@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,7 @@ class _StrictJsonError(ValueError):
     pass
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_SAFE_INTEGER = 2**53 - 1  # I-JSON (RFC 7493 §2.2): every platform reads these exactly
 
 
@@ -66,17 +68,22 @@ def _reject_constant(name: str) -> Any:
     raise _StrictJsonError(f"{name} is not JSON")
 
 
-def _unsafe_integers(value: Any, where: str) -> Iterator[str]:
-    """Pointers of integers outside ±(2^53-1)."""
+def _not_i_json(value: Any, where: str) -> Iterator[tuple[str, str]]:
+    """(pointer, problem) for each value every platform would not read alike (RFC 7493 §2)."""
     if isinstance(value, int) and not isinstance(value, bool):
         if abs(value) > MAX_SAFE_INTEGER:
-            yield where
+            yield where, "integer outside the I-JSON range ±(2^53-1)"
+    elif isinstance(value, str):
+        if _SURROGATE.search(value):
+            yield where, "lone surrogate: not Unicode text (UTF-8 and serde_json cannot carry it)"
     elif isinstance(value, dict):
         for k, v in value.items():
-            yield from _unsafe_integers(v, f"{where}/{k.replace('~', '~0').replace('/', '~1')}")
+            here = f"{where}/{k.replace('~', '~0').replace('/', '~1')}"
+            yield from _not_i_json(k, here)
+            yield from _not_i_json(v, here)
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            yield from _unsafe_integers(v, f"{where}/{i}")
+            yield from _not_i_json(v, f"{where}/{i}")
 
 
 def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -168,10 +175,8 @@ def load_vector_file(path: Path) -> VectorFile:
                 )
             )
         seen.setdefault(case_id, index)
-        for where in _unsafe_integers(raw, base):
-            problems.append(
-                Problem(path, case_id, where, "integer outside the I-JSON range ±(2^53-1)")
-            )
+        for where, message in _not_i_json(raw, base):
+            problems.append(Problem(path, case_id, where, message))
         checks = [("input", schema.input, raw["input"])]
         if "error" in raw:
             checks.append(("error", schema.error_code, raw["error"]))

@@ -141,3 +141,10 @@ def test_integers_beyond_i_json_are_rejected(write_vectors):
 def test_nan_is_not_json(write_vectors):
     (problem,) = problems_of(write_vectors('{"domain": NaN}'))
     assert "NaN is not JSON" in problem.message
+
+
+def test_lone_surrogates_are_rejected(write_vectors):
+    path = write_vectors(vector_document([hello_case(input={"chunks": ["data: \ud800\n\n"]})]))
+    problems = problems_of(path)
+    assert ("hello", "/cases/0/input/chunks/0") in [(p.case_id, p.pointer) for p in problems]
+    assert any("lone surrogate" in p.message for p in problems)
