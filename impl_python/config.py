@@ -43,6 +43,9 @@ DEFAULT_MODEL = "claude-sonnet-4-20250514"
 MAX_DEPTH = 64
 """Deepest allowed nesting of arrays and objects in a settings file (CFG-4)."""
 
+_MAX_SAFE = 2**53 - 1
+"""Integers beyond ±MAX_SAFE are parsed as the nearest binary64 value (CFG-4)."""
+
 Tier = Literal["user", "project", "local"]
 TIERS: tuple[Tier, ...] = ("user", "project", "local")
 """Tiers in merge order; a later tier overrides an earlier one (CFG-7)."""
@@ -138,28 +141,60 @@ def _read(path: Path) -> bytes | None:
 # --------------------------------------------------------------------------- parsing
 
 
-def _too_deep(text: str) -> bool:
-    """True if arrays/objects nest deeper than MAX_DEPTH (strings are skipped)."""
+def _scan(text: str) -> str | None:
+    """Lexical checks on the raw text (CFG-4); the reason, or ``None`` if they pass.
+
+    Nesting deeper than MAX_DEPTH (brackets inside strings do not count) and ``\\u``
+    escapes of surrogates that are not part of a pair. Both are properties of the
+    text, so they are checked before parsing: a duplicate key (CFG-5) must not hide
+    a lone surrogate in a value that a later occurrence replaces. Anything else
+    malformed is left to the parser.
+    """
     depth = 0
     in_string = False
-    escaped = False
-    for ch in text:
+    high = False  # the previous string element was a \\uD800-\\uDBFF escape
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        i += 1
         if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
+            if ch == "\\" and i < n:
+                esc = text[i]
+                i += 1
+                unit = _hex4(text, i) if esc == "u" else None
+                if unit is not None:
+                    i += 4
+                    if 0xDC00 <= unit <= 0xDFFF:
+                        if not high:
+                            return "lone surrogate"
+                        high = False
+                        continue
+                    if high:
+                        return "lone surrogate"
+                    high = 0xD800 <= unit <= 0xDBFF
+                    continue
             elif ch == '"':
                 in_string = False
+            if high:
+                return "lone surrogate"
         elif ch == '"':
             in_string = True
+            high = False
         elif ch in "[{":
             depth += 1
             if depth > MAX_DEPTH:
-                return True
+                return "nested too deeply"
         elif ch in "]}":
             depth -= 1
-    return False
+    return None
+
+
+def _hex4(text: str, i: int) -> int | None:
+    digits = text[i : i + 4]
+    if len(digits) != 4 or any(c not in "0123456789abcdefABCDEF" for c in digits):
+        return None
+    return int(digits, 16)
 
 
 def _reject_constant(name: str) -> Any:
@@ -173,28 +208,15 @@ def _parse_float(literal: str) -> float:
     return value
 
 
-def _parse_int(literal: str) -> int:
+def _parse_int(literal: str) -> int | float:
+    """An integer literal: exact within ±(2^53-1), else the nearest binary64 (CFG-4)."""
     value = int(literal)
+    if -_MAX_SAFE <= value <= _MAX_SAFE:
+        return value
     try:
-        float(value)
+        return float(value)
     except OverflowError:
         raise ConfigParseError("number out of range") from None
-    return value
-
-
-def _has_lone_surrogate(value: Any) -> bool:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if any(0xD800 <= ord(c) <= 0xDFFF for c in item):
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False
 
 
 def decode_tier_text(raw: bytes) -> str | None:
@@ -220,8 +242,9 @@ def parse_tier_text(text: str) -> Any:
     surrogates, nesting deeper than MAX_DEPTH and anything else ``json`` rejects.
     Duplicate keys: the last one wins.
     """
-    if _too_deep(text):
-        raise ConfigParseError("nested too deeply")
+    problem = _scan(text)
+    if problem is not None:
+        raise ConfigParseError(problem)
     try:
         value = json.loads(
             text,
@@ -231,8 +254,6 @@ def parse_tier_text(text: str) -> Any:
         )
     except (ValueError, RecursionError) as exc:
         raise ConfigParseError(str(exc)) from None
-    if _has_lone_surrogate(value):
-        raise ConfigParseError("lone surrogate")
     return value
 
 

@@ -102,64 +102,63 @@ export function decodeTierText(bytes) {
   return text;
 }
 
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+const NUMBER_CHARS = /[0-9+\-.eE]/;
+
 /**
- * True if arrays/objects nest deeper than MAX_DEPTH; string contents are skipped.
+ * Lexical checks on the raw text (CFG-4): the reason it is rejected, or null.
+ * Nesting deeper than MAX_DEPTH (brackets inside strings do not count), `\u`
+ * escapes of surrogates that are not part of a pair, and number literals that
+ * round to ±Infinity. These are properties of the text, so they are checked
+ * before JSON.parse: a duplicate key (CFG-5) must not hide a bad value that a
+ * later occurrence replaces. Anything else malformed is left to JSON.parse.
  * Only ASCII characters matter, so iterating code units is exact.
  * @param {string} text
+ * @returns {string | null}
  */
-function tooDeep(text) {
+function scan(text) {
   let depth = 0;
   let inString = false;
-  let escaped = false;
-  for (const ch of text) {
+  let high = false; // the previous string element was a \uD800-\uDBFF escape
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const ch = text[i];
+    i += 1;
     if (inString) {
-      if (escaped) escaped = false;
-      else if (ch === "\\") escaped = true;
-      else if (ch === '"') inString = false;
-    } else if (ch === '"') inString = true;
-    else if (ch === "[" || ch === "{") {
+      if (ch === "\\" && i < n) {
+        const esc = text[i];
+        i += 1;
+        const digits = text.slice(i, i + 4);
+        if (esc === "u" && HEX4.test(digits)) {
+          i += 4;
+          const unit = parseInt(digits, 16);
+          if (unit >= 0xdc00 && unit <= 0xdfff) {
+            if (!high) return "lone surrogate";
+            high = false;
+            continue;
+          }
+          if (high) return "lone surrogate";
+          high = unit >= 0xd800 && unit <= 0xdbff;
+          continue;
+        }
+      } else if (ch === '"') inString = false;
+      if (high) return "lone surrogate";
+    } else if (ch === '"') {
+      inString = true;
+      high = false;
+    } else if (ch === "[" || ch === "{") {
       depth += 1;
-      if (depth > MAX_DEPTH) return true;
+      if (depth > MAX_DEPTH) return `nested deeper than ${MAX_DEPTH} levels`;
     } else if (ch === "]" || ch === "}") depth -= 1;
-  }
-  return false;
-}
-
-/**
- * True if the string has a surrogate code point not part of a pair.
- * @param {string} s
- */
-function hasLoneSurrogate(s) {
-  for (const ch of s) {
-    const cp = /** @type {number} */ (ch.codePointAt(0));
-    if (cp >= 0xd800 && cp <= 0xdfff) return true;
-  }
-  return false;
-}
-
-/**
- * Reject what JSON.parse lets through but the contract does not: numbers that
- * overflowed to ±Infinity and lone surrogates in keys or strings.
- * @param {unknown} root
- */
-function checkParsed(root) {
-  /** @type {unknown[]} */
-  const stack = [root];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v === "number") {
-      if (!Number.isFinite(v)) throw new ConfigParseError("number out of range");
-    } else if (typeof v === "string") {
-      if (hasLoneSurrogate(v)) throw new ConfigParseError("lone surrogate");
-    } else if (Array.isArray(v)) {
-      stack.push(...v);
-    } else if (v !== null && typeof v === "object") {
-      for (const [k, item] of Object.entries(v)) {
-        if (hasLoneSurrogate(k)) throw new ConfigParseError("lone surrogate");
-        stack.push(item);
-      }
+    else if (ch === "-" || (ch >= "0" && ch <= "9")) {
+      const start = i - 1;
+      while (i < n && NUMBER_CHARS.test(/** @type {string} */ (text[i]))) i += 1;
+      const value = Number(text.slice(start, i));
+      if (value === Infinity || value === -Infinity) return "number out of range";
     }
   }
+  return null;
 }
 
 /**
@@ -169,15 +168,13 @@ function checkParsed(root) {
  * @throws {ConfigParseError}
  */
 export function parseTierText(text) {
-  if (tooDeep(text)) throw new ConfigParseError(`nested deeper than ${MAX_DEPTH} levels`);
-  let value;
+  const problem = scan(text);
+  if (problem !== null) throw new ConfigParseError(problem);
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     throw new ConfigParseError("settings file is not JSON");
   }
-  checkParsed(value);
-  return value;
 }
 
 // ------------------------------------------------------------------ merging

@@ -97,9 +97,35 @@ pub fn parse_tier_text(raw: &[u8]) -> Result<Option<Value>, ParseError> {
     if too_deep(text) {
         return Err(ParseError::TooDeep);
     }
-    serde_json::from_str(text)
-        .map(Some)
-        .map_err(ParseError::Syntax)
+    let mut value: Value = serde_json::from_str(text).map_err(ParseError::Syntax)?;
+    to_binary64(&mut value);
+    Ok(Some(value))
+}
+
+/// The largest integer every platform represents exactly (2^53 - 1).
+const MAX_SAFE: u64 = (1 << 53) - 1;
+
+/// Every JSON number denotes the nearest binary64 value (CFG-4): `serde_json`
+/// keeps integers up to 64 bits exactly, so those beyond ±(2^53 - 1) are rounded
+/// here (`as f64` rounds to nearest, ties to even), as Python and JS do.
+fn to_binary64(value: &mut Value) {
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Number(n) => {
+                let big = n.as_u64().is_some_and(|u| u > MAX_SAFE)
+                    || n.as_i64().is_some_and(|i| i.unsigned_abs() > MAX_SAFE);
+                if big {
+                    if let Some(f) = n.as_f64().and_then(serde_json::Number::from_f64) {
+                        *n = f;
+                    }
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(map) => stack.extend(map.values_mut()),
+            _ => {}
+        }
+    }
 }
 
 #[cfg(test)]
@@ -139,6 +165,30 @@ mod tests {
         assert!(ok("\u{feff}{}"));
         assert!(matches!(parse_tier_text(b" \r\n\t"), Ok(None)));
         assert!(matches!(parse_tier_text(b"\xef\xbb\xbf"), Ok(None)));
+    }
+
+    #[test]
+    fn integers_beyond_max_safe_become_binary64() {
+        let v = parse_tier_text(
+            b"[9007199254740991, 9007199254740993, -9223372036854775808, 18446744073709551615]",
+        )
+        .ok()
+        .flatten();
+        assert_eq!(
+            v,
+            Some(serde_json::json!([
+                9_007_199_254_740_991_u64,
+                9_007_199_254_740_992.0,
+                -9_223_372_036_854_775_808.0,
+                18_446_744_073_709_551_616.0
+            ]))
+        );
+    }
+
+    #[test]
+    fn a_lone_surrogate_in_a_replaced_duplicate_is_still_rejected() {
+        assert!(!ok("{\"a\": \"\\ud800\", \"a\": 1}"));
+        assert!(!ok("{\"a\": 1e400, \"a\": 1}"));
     }
 
     #[test]
