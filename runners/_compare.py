@@ -86,6 +86,10 @@ def _is_number(v: Any) -> bool:
 
 def _same_scalar(a: Any, b: Any) -> bool:
     if _is_number(a) and _is_number(b):
+        if max(abs(a), abs(b)) > 2**53:
+            # Beyond I-JSON's exact range a JSON number means a double (JS prints the
+            # double 2^64 as 18446744073709552000): compare the doubles.
+            return float(a) == float(b)
         return bool(a == b)
     return type(a) is type(b) and bool(a == b)
 

@@ -39,6 +39,12 @@ def test_integer_valued_float_equals_integer_but_bool_is_not_a_number():
     assert diff({"n": None}, {"n": 0}) == [Difference("/n", None, 0)]
 
 
+def test_numbers_beyond_2_pow_53_compare_as_doubles():
+    assert diff({"n": 2**64}, {"n": 18446744073709552000}) == []
+    assert diff({"n": 2.0**64}, {"n": 18446744073709552000}) == []
+    assert diff({"n": 2**64}, {"n": 2**64 + 4096}) == [Difference("/n", 2**64, 2**64 + 4096)]
+
+
 def test_pointer_segments_are_escaped():
     assert diff({"a/b": {"~": 1}}, {"a/b": {"~": 2}}) == [Difference("/a~1b/~0", 1, 2)]
 

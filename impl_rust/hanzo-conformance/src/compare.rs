@@ -361,11 +361,13 @@ fn as_int(n: &Number) -> Option<i128> {
 }
 
 /// Numbers are equal by value: integers exactly, otherwise as doubles, so an
-/// integer-valued float equals the integer.
+/// integer-valued float equals the integer. Beyond 2^53 a JSON number means a
+/// double (as in `runners/_compare.py`), so such integers compare as doubles too.
 #[allow(clippy::float_cmp)] // exact equality is the contract (vectors stay within ±(2^53-1))
 fn number_eq(a: &Number, b: &Number) -> bool {
+    const EXACT: i128 = 1 << 53;
     match (as_int(a), as_int(b)) {
-        (Some(x), Some(y)) => x == y,
+        (Some(x), Some(y)) if x.abs() <= EXACT && y.abs() <= EXACT => x == y,
         _ => match (a.as_f64(), b.as_f64()) {
             (Some(x), Some(y)) => x == y,
             _ => false,
