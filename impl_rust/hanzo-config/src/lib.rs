@@ -47,37 +47,9 @@ impl Tier {
     }
 }
 
-/// What the permission policy does for a tool pattern (HIP-301 §7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PermissionMode {
-    /// Execute without prompting.
-    Allow,
-    /// Block execution.
-    Deny,
-    /// Ask before execution.
-    Prompt,
-}
-
-impl PermissionMode {
-    /// The mode's name: `allow`, `deny` or `prompt`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PermissionMode::Allow => "allow",
-            PermissionMode::Deny => "deny",
-            PermissionMode::Prompt => "prompt",
-        }
-    }
-
-    /// Parse a mode name; names are case-sensitive (CFG-15).
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "allow" => Some(PermissionMode::Allow),
-            "deny" => Some(PermissionMode::Deny),
-            "prompt" => Some(PermissionMode::Prompt),
-            _ => None,
-        }
-    }
-}
+/// The permission modes are the permission policy's own (HIP-301 §7): one type
+/// from config file to policy.
+pub use hanzo_permissions::PermissionMode;
 
 /// How to start one MCP server (HIP-301 §1).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -85,7 +85,7 @@ impl Merger {
             let segs = ["permissions", pattern.as_str()];
             match mode.as_str() {
                 None => self.warn(WarningCode::InvalidType, tier, &segs),
-                Some(m) => match PermissionMode::parse(m) {
+                Some(m) => match m.parse::<PermissionMode>().ok() {
                     Some(mode) if !pattern.is_empty() => {
                         self.config.permissions.insert(pattern.clone(), mode);
                     }
