@@ -94,3 +94,43 @@ def test_unknown_platform_and_missing_domain_are_usage_errors(capsys):
     assert code == 2 and "unknown platform 'cobol'" in err
     code, _, err = run_cli(capsys, "run", "--domain", "telepathy")
     assert code == 2 and "no vectors for domain(s): telepathy" in err
+
+
+def test_any_protocol_worker_is_a_platform(capsys, write_vectors):
+    """--worker NAME=COMMAND plugs in an out-of-process implementation (here the JS worker)."""
+    from adapters.js import WORKER, find_node
+
+    path = write_vectors(vector_document([hello_case()]))
+    worker = f"second-js={find_node()} {WORKER}"
+    code, out, _ = run_cli(
+        capsys,
+        "run",
+        "--no-default-vectors",
+        "--vectors",
+        str(path),
+        "--platform",
+        "second-js",
+        "--worker",
+        worker,
+    )
+    assert code == 0, out
+    assert "second-js: @hanzo/dev-runtime" in out
+    assert "OK: 1 results: 1 pass" in out
+
+
+def test_a_worker_that_does_not_start_errors_its_cases(capsys, write_vectors):
+    path = write_vectors(vector_document([hello_case()]))
+    code, out, _ = run_cli(
+        capsys,
+        "run",
+        "--no-default-vectors",
+        "--vectors",
+        str(path),
+        "--platform",
+        "python",
+        "--worker",
+        "ghost=/nonexistent/worker --flag",
+    )
+    assert code == 1
+    assert "ERROR sse-frames::hello [ghost]" in out
+    assert "ghost: UNAVAILABLE: ghost did not start" in out
