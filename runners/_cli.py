@@ -9,10 +9,11 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
+from ._format import canonical
 from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, start_all, stop_all
 from ._report import case_inputs, document, render_text
 from ._run import run_matrix
-from ._vectors import VECTORS_DIR, VectorFile, load_vectors
+from ._vectors import VECTORS_DIR, VectorFile, load_vectors, vector_paths
 from .exceptions import HarnessError, VectorFileError
 
 
@@ -38,6 +39,33 @@ def cmd_validate(args: argparse.Namespace) -> int:
     total = sum(len(vf.cases) for vf in files)
     print(f"ok: {len(files)} vector files, {total} cases, all valid against schemas/")
     return 0
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def cmd_fmt(args: argparse.Namespace) -> int:
+    """Rewrite vector files in the canonical layout; only files that validate are touched."""
+    # Validation raises (exit 2) naming every problem before anything is written.
+    files = load_vectors(vector_paths(_sources(args)))
+    paths = [vf.path for vf in files if not args.domain or vf.domain in args.domain]
+    unformatted = []
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        formatted = canonical(json.loads(text))
+        if formatted != text:
+            unformatted.append(path)
+            if not args.check:
+                path.write_text(formatted, encoding="utf-8")
+    verb = "would reformat" if args.check else "reformatted"
+    for path in unformatted:
+        print(f"{verb} {_shown(path)}")
+    print(f"{len(paths) - len(unformatted)} of {len(paths)} vector files already canonical")
+    return 1 if args.check and unformatted else 0
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -102,6 +130,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="check every vector file against schemas/")
     vector_options(p)
     p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("fmt", help="rewrite vector files in the canonical layout")
+    vector_options(p)
+    p.add_argument("--check", action="store_true", help="only report files not in the layout")
+    p.set_defaults(func=cmd_fmt)
 
     p = sub.add_parser("list", help="domains, case counts and tags")
     vector_options(p)

@@ -134,3 +134,30 @@ def test_a_worker_that_does_not_start_errors_its_cases(capsys, write_vectors):
     assert code == 1
     assert "ERROR sse-frames::hello [ghost]" in out
     assert "ghost: UNAVAILABLE: ghost did not start" in out
+
+
+def test_fmt_rewrites_to_the_canonical_layout_and_check_fails_until_then(capsys, write_vectors):
+    path = write_vectors(json.dumps(vector_document([hello_case()])))  # one long line
+    args = ["--no-default-vectors", "--vectors", str(path)]
+    code, out, _ = run_cli(capsys, "fmt", "--check", *args)
+    assert code == 1 and "would reformat" in out and path.name in out
+    code, out, _ = run_cli(capsys, "fmt", *args)
+    assert code == 0 and "reformatted" in out
+    text = path.read_text(encoding="utf-8")
+    assert '      "tags": ["basic"],\n' in text
+    assert json.loads(text) == vector_document([hello_case()])
+    code, out, _ = run_cli(capsys, "fmt", "--check", *args)
+    assert code == 0 and "1 of 1 vector files already canonical" in out
+
+
+def test_fmt_never_touches_an_invalid_file(capsys, write_vectors):
+    broken = json.dumps(vector_document([hello_case(), hello_case()]))
+    path = write_vectors(broken)
+    code, _, err = run_cli(capsys, "fmt", "--no-default-vectors", "--vectors", str(path))
+    assert code == 2 and "duplicate id" in err
+    assert path.read_text(encoding="utf-8") == broken
+
+
+def test_the_project_vectors_are_canonical(capsys):
+    code, out, _ = run_cli(capsys, "fmt", "--check")
+    assert code == 0, out
