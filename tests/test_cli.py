@@ -26,6 +26,11 @@ def run_cli(capsys, *argv):
     return code, out, err
 
 
+def run_on(capsys, command, path, *argv):
+    """`command` over just the vector file at `path`."""
+    return run_cli(capsys, command, "--no-default-vectors", "--vectors", str(path), *argv)
+
+
 def test_validate_the_project_vectors(capsys):
     code, out, _ = run_cli(capsys, "validate")
     assert code == 0 and out.startswith("ok: ")
@@ -33,7 +38,7 @@ def test_validate_the_project_vectors(capsys):
 
 def test_validate_reports_file_case_and_pointer(capsys, write_vectors):
     path = write_vectors(vector_document([hello_case(input={"chunks": [1]})]))
-    code, _, err = run_cli(capsys, "validate", "--no-default-vectors", "--vectors", str(path))
+    code, _, err = run_on(capsys, "validate", path)
     assert code == 2
     assert f"{path}: case 'hello' at /cases/0/input/chunks/0:" in err
 
@@ -42,7 +47,7 @@ def test_list_counts_cases_and_tags(capsys, write_vectors):
     path = write_vectors(
         vector_document([hello_case(), hello_case(id="two", tags=["basic", "bom"])])
     )
-    code, out, _ = run_cli(capsys, "list", "--no-default-vectors", "--vectors", str(path))
+    code, out, _ = run_on(capsys, "list", path)
     assert code == 0
     assert "sse-frames  (sse-frames.json): 2 cases, 0 expect an error" in out
     assert "tags: basic (2), bom (1)" in out
@@ -50,9 +55,7 @@ def test_list_counts_cases_and_tags(capsys, write_vectors):
 
 def test_run_passes_on_the_reference(capsys, write_vectors):
     path = write_vectors(vector_document([hello_case()]))
-    code, out, _ = run_cli(
-        capsys, "run", "--no-default-vectors", "--vectors", str(path), "--platform", "python"
-    )
+    code, out, _ = run_on(capsys, "run", path, "--platform", "python")
     assert code == 0, out
     assert "OK: 1 results: 1 pass, 0 fail, 0 error, 0 skip" in out
 
@@ -60,12 +63,10 @@ def test_run_passes_on_the_reference(capsys, write_vectors):
 def test_run_fails_on_a_liar_and_writes_the_exact_diff(capsys, write_vectors, tmp_path, liar):
     path = write_vectors(vector_document([hello_case()]))
     out_file = tmp_path / "results.json"
-    code, out, _ = run_cli(
+    code, out, _ = run_on(
         capsys,
         "run",
-        "--no-default-vectors",
-        "--vectors",
-        str(path),
+        path,
         "--platform",
         "python",
         "--platform",
@@ -102,12 +103,10 @@ def test_any_protocol_worker_is_a_platform(capsys, write_vectors):
 
     path = write_vectors(vector_document([hello_case()]))
     worker = f"second-js={find_node()} {WORKER}"
-    code, out, _ = run_cli(
+    code, out, _ = run_on(
         capsys,
         "run",
-        "--no-default-vectors",
-        "--vectors",
-        str(path),
+        path,
         "--platform",
         "second-js",
         "--worker",
@@ -120,12 +119,10 @@ def test_any_protocol_worker_is_a_platform(capsys, write_vectors):
 
 def test_a_worker_that_does_not_start_errors_its_cases(capsys, write_vectors):
     path = write_vectors(vector_document([hello_case()]))
-    code, out, _ = run_cli(
+    code, out, _ = run_on(
         capsys,
         "run",
-        "--no-default-vectors",
-        "--vectors",
-        str(path),
+        path,
         "--platform",
         "python",
         "--worker",
@@ -138,22 +135,21 @@ def test_a_worker_that_does_not_start_errors_its_cases(capsys, write_vectors):
 
 def test_fmt_rewrites_to_the_canonical_layout_and_check_fails_until_then(capsys, write_vectors):
     path = write_vectors(json.dumps(vector_document([hello_case()])))  # one long line
-    args = ["--no-default-vectors", "--vectors", str(path)]
-    code, out, _ = run_cli(capsys, "fmt", "--check", *args)
+    code, out, _ = run_on(capsys, "fmt", path, "--check")
     assert code == 1 and "would reformat" in out and path.name in out
-    code, out, _ = run_cli(capsys, "fmt", *args)
+    code, out, _ = run_on(capsys, "fmt", path)
     assert code == 0 and "reformatted" in out
     text = path.read_text(encoding="utf-8")
     assert '      "tags": ["basic"],\n' in text
     assert json.loads(text) == vector_document([hello_case()])
-    code, out, _ = run_cli(capsys, "fmt", "--check", *args)
+    code, out, _ = run_on(capsys, "fmt", path, "--check")
     assert code == 0 and "1 of 1 vector files already canonical" in out
 
 
 def test_fmt_never_touches_an_invalid_file(capsys, write_vectors):
     broken = json.dumps(vector_document([hello_case(), hello_case()]))
     path = write_vectors(broken)
-    code, _, err = run_cli(capsys, "fmt", "--no-default-vectors", "--vectors", str(path))
+    code, _, err = run_on(capsys, "fmt", path)
     assert code == 2 and "duplicate id" in err
     assert path.read_text(encoding="utf-8") == broken
 
