@@ -9,7 +9,8 @@ import { describe, test } from "node:test";
 
 import { DOMAINS } from "../conformance/index.js";
 import { HanzoError } from "../src/errors.js";
-import { compare, expandVariants, show } from "./compare.js";
+import { compare, show } from "./compare.js";
+import { expandVariants } from "./variants.js";
 
 const VECTORS = new URL("../../vectors/", import.meta.url);
 const MAX_REPORTED_DIFFS = 20;

@@ -15,6 +15,7 @@ mod session_compaction;
 mod sse_frames;
 
 pub mod compare;
+pub mod variants;
 pub mod vectors;
 
 /// A contract error: a stable `code` from the domain's contract, and a message
