@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from adapters.protocol import Adapter, Implementation, Request, Response
 
-from ._outcomes import Outcome, judge
+from ._outcomes import Judgement, Outcome
 from ._variants import expand
 from ._vectors import Case, VectorFile
+
+BATCH_BYTES = 4_000_000
+"""A batch is sent once its requests' inputs reach this size (as JSON)."""
 
 
 @dataclass
@@ -46,7 +50,7 @@ def _request_id(case: Case, index: int) -> str:
 def run_cases(
     platform: StartedPlatform, vector_file: VectorFile, cases: Sequence[Case]
 ) -> list[Outcome]:
-    """Run cases of one vector file (each with its variants) in one batch; judge each."""
+    """Run cases of one vector file, each with its variants, in few batches; judge each."""
     name = platform.name
     if platform.implementation is None or platform.adapter is None:
         return [
@@ -67,26 +71,40 @@ def run_cases(
             Outcome(c.domain, c.id, c.content_hash(), name, "skip", message=reason) for c in cases
         ]
 
-    plan: list[tuple[Case, list[tuple[str | None, Request]]]] = []
+    # Requests go out in batches of about BATCH_BYTES of input (many small cases
+    # share one batch, so a worker pipelines them); each response is judged as it
+    # comes back, so a long case's chunkings are never all held at once.
+    adapter = platform.adapter
+    judgements = [Judgement(case, name, vector_file.comparison) for case in cases]
     batch: list[Request] = []
-    for case in cases:
-        entries = []
+    owners: dict[str, tuple[Judgement, str | None]] = {}
+    size = 0
+
+    def flush() -> None:
+        responses = _run_batch(adapter, name, batch)
+        for request in batch:
+            judgement, variant = owners[request["id"]]
+            judgement.add(variant, responses[request["id"]])
+        batch.clear()
+        owners.clear()
+
+    for judgement in judgements:
+        case = judgement.case
         for index, (variant, case_input) in enumerate(expand(case.input, vector_file.variants)):
             request: Request = {
                 "id": _request_id(case, index),
                 "domain": case.domain,
                 "input": case_input,
             }
-            entries.append((variant, request))
             batch.append(request)
-        plan.append((case, entries))
-
-    responses = _run_batch(platform.adapter, name, batch)
-    outcomes = []
-    for case, entries in plan:
-        answered = [(variant, responses[request["id"]]) for variant, request in entries]
-        outcomes.append(judge(case, name, answered, vector_file.comparison))
-    return outcomes
+            owners[request["id"]] = (judgement, variant)
+            size += len(json.dumps(case_input, ensure_ascii=False, default=repr))
+            if size >= BATCH_BYTES:
+                flush()
+                size = 0
+    if batch:
+        flush()
+    return [judgement.outcome() for judgement in judgements]
 
 
 def _run_batch(adapter: Adapter, name: str, batch: list[Request]) -> dict[str, Response]:

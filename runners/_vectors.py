@@ -75,7 +75,8 @@ MAX_DEPTH = 128
 object is level 1). serde_json's default limit; far beyond any case, and safely within
 Python's recursion limit for everything that walks a case."""
 
-_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[{\]}]', re.DOTALL)
+# A string (unrolled, possessive: constant memory however long) or a bracket.
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"?|[\[{\]}]', re.DOTALL)
 
 
 def _reject_constant(name: str) -> Any:
