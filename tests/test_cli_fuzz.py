@@ -3,7 +3,8 @@
 Hypothesis writes a vector file (a valid one mutated, JSON of any shape, or bytes)
 and a results file, picks arguments for `validate`, `list`, `run` (python only)
 and `report`, and calls the CLI in process. An exception escaping `main` (anything
-but argparse's SystemExit) fails the test, as does a traceback on stderr.
+but argparse's SystemExit) fails the test, as does a traceback on stderr or a call
+still running after HANG_SECONDS.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import signal
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -116,13 +118,30 @@ options = st.tuples(
 ).map(lambda both: both[0] + both[1])
 
 
+HANG_SECONDS = 60  # far beyond any example here (each takes milliseconds)
+
+
+class Hung(BaseException):
+    """Raised into a call that outlived HANG_SECONDS; no handler in the CLI catches it."""
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise Hung(f"the CLI was still running after {HANG_SECONDS} s")
+
+
 def _call(argv: list[str]) -> tuple[int, str]:
     err = io.StringIO()
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        try:
-            code = main(argv)
-        except SystemExit as e:  # argparse's usage errors
-            code = e.code if isinstance(e.code, int) else 2
+    previous = signal.signal(signal.SIGALRM, _interrupt)
+    signal.alarm(HANG_SECONDS)
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            try:
+                code = main(argv)
+            except SystemExit as e:  # argparse's usage errors
+                code = e.code if isinstance(e.code, int) else 2
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
     return code, err.getvalue()
 
 

@@ -184,6 +184,14 @@ def test_deep_nesting_names_the_file_and_the_depth_limit(write_vectors):
     assert "line 1" in problem.message
 
 
+def test_deep_nesting_in_the_cli_is_an_error_not_a_traceback(write_vectors, capsys):
+    path = write_vectors("[" * 100_000 + "]" * 100_000)
+    assert main(["validate", "--no-default-vectors", "--vectors", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: file at (root): arrays/objects nested more than {MAX_DEPTH} levels" in err
+    assert "RecursionError" not in err and "Traceback" not in err
+
+
 def test_nesting_up_to_the_limit_is_only_a_schema_matter(write_vectors):
     inner = "[" * (MAX_DEPTH - 3) + "]" * (MAX_DEPTH - 3)  # file, cases, case, input: 3 above
     case = json.dumps(hello_case()).replace('{"chunks": ["data: hi\\n\\n"]}', inner)
