@@ -205,10 +205,10 @@ def _rule_problems(path: Path, document: dict[str, Any], schema: DomainSchema) -
             continue
         base = f"/comparison/{index}"
         pointers = [("path", rule.get("path"), schema.output, "output")]
+        when = rule.get("when", {})
         pointers += [
             (f"when/{_escape(p)}", p, schema.input, "input")
-            for p in rule.get("when", {})
-            if isinstance(rule.get("when"), dict)
+            for p in (when if isinstance(when, dict) else {})
         ]
         unless = rule.get("unless", [])
         pointers += [
