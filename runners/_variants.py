@@ -144,14 +144,23 @@ def rechunkings(chunks: Sequence[str]) -> Iterator[tuple[str, list[str]]]:
 def expand(
     case_input: Any, variants: Sequence[Mapping[str, Any]]
 ) -> Iterator[tuple[str | None, Any]]:
-    """The original input (variant name None), then every derived input, lazily.
+    """The original input (variant name None), then every derived input, made one at a time.
 
-    Raises VariantError when a variant does not apply (validation rejects such files).
+    Raises VariantError before anything is made when a variant does not apply
+    (validation rejects such files), as the Rust and JS expanders do.
     """
-    yield None, case_input
+    texts = []
     for variant in variants:
         if variant["kind"] != "rechunk":  # the vector-file schema admits no other kind
             raise ValueError(f"unknown variant kind {variant['kind']!r}")
-        path = variant["path"]
-        for name, chunks in rechunkings(chunks_at(case_input, path)):
-            yield name, _replaced(case_input, path, chunks)
+        texts.append((variant["path"], chunks_at(case_input, variant["path"])))
+    return _derived(case_input, texts)
+
+
+def _derived(
+    case_input: Any, texts: list[tuple[str, list[str]]]
+) -> Iterator[tuple[str | None, Any]]:
+    yield None, case_input
+    for path, chunks in texts:
+        for name, rechunked in rechunkings(chunks):
+            yield name, _replaced(case_input, path, rechunked)
