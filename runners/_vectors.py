@@ -215,6 +215,15 @@ def _rule_problems(path: Path, document: dict[str, Any], schema: DomainSchema) -
             (f"unless/{i}", p, schema.input, "input")
             for i, p in enumerate(unless if isinstance(unless, list) else [])
         ]
+        # `where` keys are members of the object holding the ignored value.
+        holder = rule.get("path")
+        where = rule.get("where", {})
+        if isinstance(holder, str) and holder.startswith("/") and isinstance(where, dict):
+            parent = holder[: holder.rindex("/")]
+            pointers += [
+                (f"where/{_escape(k)}", f"{parent}/{_escape(k)}", schema.output, "output")
+                for k in where
+            ]
         for where, pointer_text, validator, side in pointers:
             if not isinstance(pointer_text, str) or not pointer_text.startswith("/"):
                 continue  # the vector-file schema reports it

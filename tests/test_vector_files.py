@@ -267,6 +267,10 @@ def test_every_domain_contract_defines_the_clauses_its_vectors_cite():
             {"kind": "at-most", "path": "/frames/*/retry", "unless": ["/x"]},
             "/comparison/0/unless/0",
         ),
+        (
+            {"kind": "ignore", "path": "/frames/*/data", "where": {"kind": 1}},
+            "/comparison/0/where/kind",
+        ),
     ],
 )
 def test_comparison_rules_that_can_never_match(write_vectors, rule, where):
