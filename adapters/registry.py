@@ -11,7 +11,7 @@ from .protocol import Adapter
 
 # name -> "module:factory"; imported only when that platform is used.
 BUILTIN: dict[str, str] = {
-    "python": "adapters.python_ref:create",
+    "python": "adapters.python:create",
     "rust": "adapters.rust:create",
     "js": "adapters.js:create",
 }

@@ -7,9 +7,9 @@
 //! actual. A vector file for a domain this crate does not implement is a failure.
 
 use std::fmt::Write as _;
-use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
+use hanzo_conformance::batch::catch_crash;
 use hanzo_conformance::vectors::{check_case, Mismatch, RunResult, VectorFile};
 use serde_json::Value;
 
@@ -37,17 +37,12 @@ fn vector_paths(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// Run one input, turning a panic into a crash message (the run goes on).
+/// Run one input, turning a panic into a crash message with its location (the run
+/// goes on); the same capture the binding uses for the harness.
 fn run_guarded(domain: &str, input: &Value) -> RunResult {
-    panic::catch_unwind(AssertUnwindSafe(|| {
-        hanzo_conformance::run_case(domain, input)
-    }))
-    .map_err(|payload| {
-        payload
-            .downcast_ref::<&str>()
-            .map(ToString::to_string)
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .map_or_else(|| "panicked".to_owned(), |m| format!("panicked: {m}"))
+    catch_crash(|| hanzo_conformance::run_case(domain, input)).map_err(|crash| {
+        // "panicked at <location>: <message>"; the backtrace after it is left out.
+        crash.detail.lines().next().unwrap_or_default().to_owned()
     })
 }
 
@@ -105,9 +100,7 @@ fn every_vector_passes() {
         vectors_dir().display()
     );
 
-    // Panics are reported per case; keep the default hook from printing each one.
-    let default_hook = panic::take_hook();
-    panic::set_hook(Box::new(|_| {}));
+    // Panics are reported per case: catch_crash records them instead of printing.
     let mut report = Report {
         file_problems: Vec::new(),
         mismatches: Vec::new(),
@@ -116,7 +109,6 @@ fn every_vector_passes() {
     for path in &paths {
         check_file(path, &mut report);
     }
-    panic::set_hook(default_hook);
 
     println!(
         "{} vector files, {} cases checked",

@@ -1,4 +1,8 @@
-//! The adapter protocol in plain Rust, without Python: requests in, responses out.
+//! The adapter protocol in plain Rust: requests in, responses out, panics caught.
+//!
+//! Shared by the Python binding (`impl_rust/hanzo-conformance-py`, which only
+//! converts [`BadRequest`] into `ValueError`) and the native runner
+//! (`tests/vectors.rs`, which uses [`catch_crash`]).
 //!
 //! `docs/architecture.md` ("Running a case on a platform"): a request is
 //! `{id, domain, input}`; a response is exactly one of `{id, output}`,
@@ -114,12 +118,12 @@ pub fn catch_crash<T>(f: impl FnOnce() -> T) -> Result<T, Crash> {
 /// The harness never sends a domain missing from [`implementation`]; if it does,
 /// that is a `crash` (as on the other platforms), not a contract error.
 fn respond(domain: &str, input: &Value) -> Map<String, Value> {
-    if !hanzo_conformance::domains().any(|d| d == domain) {
+    if !crate::domains().any(|d| d == domain) {
         let message = format!("rust does not implement {domain}");
         let crash = json!({"message": message, "detail": "not in implementation().domains"});
         return Map::from_iter([("crash".to_owned(), crash)]);
     }
-    let (key, body) = match catch_crash(|| hanzo_conformance::run_case(domain, input)) {
+    let (key, body) = match catch_crash(|| crate::run_case(domain, input)) {
         Ok(Ok(output)) => ("output", output),
         Ok(Err(error)) => (
             "error",
@@ -139,7 +143,7 @@ pub fn implementation() -> String {
         "name": "hanzo-rust",
         "version": env!("CARGO_PKG_VERSION"),
         "language": "rust",
-        "domains": hanzo_conformance::domains().collect::<Vec<_>>(),
+        "domains": crate::domains().collect::<Vec<_>>(),
     })
     .to_string()
 }
@@ -247,7 +251,7 @@ mod tests {
         let info = parse(&implementation());
         assert_eq!(info["name"], "hanzo-rust");
         assert_eq!(info["language"], "rust");
-        let domains: Vec<&str> = hanzo_conformance::domains().collect();
+        let domains: Vec<&str> = crate::domains().collect();
         assert_eq!(info["domains"], json!(domains));
     }
 
