@@ -48,13 +48,19 @@ def _escape(segment: str) -> str:
     return segment.replace("~", "~0").replace("/", "~1")
 
 
+def _is_index(segment: str) -> bool:
+    """An array index as RFC 6901 spells it: ``0`` or digits without a leading zero."""
+    canonical = segment == "0" or segment[:1] in ("1", "2", "3", "4", "5", "6", "7", "8", "9")
+    return canonical and segment.isascii() and segment.isdigit()
+
+
 def resolve(document: Any, pointer: str) -> Any:
     """The value at ``pointer`` in ``document``, or MISSING."""
     node = document
     for seg in parse_pointer(pointer):
         if isinstance(node, Mapping) and seg in node:
             node = node[seg]
-        elif isinstance(node, list) and seg.isdigit() and int(seg) < len(node):
+        elif isinstance(node, list) and _is_index(seg) and int(seg) < len(node):
             node = node[int(seg)]
         else:
             return MISSING
