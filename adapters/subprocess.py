@@ -95,6 +95,10 @@ def _plainly_valid_response(answer: Any) -> bool:
             and _CODE.fullmatch(error["code"]) is not None
             and type(error.get("message")) is str
         )
+    skip = answer.get("skip")
+    if skip is not None:
+        reason = skip.get("reason") if type(skip) is dict and len(skip) == 1 else None
+        return type(reason) is str and reason != ""
     body = answer.get("crash")
     return (
         type(body) is dict

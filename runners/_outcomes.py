@@ -113,6 +113,19 @@ def judge(
     for variant, response in responses:
         if variant is None:
             actual = _actual(response)
+        if "skip" in response:
+            # The platform says the case does not apply to it (protocol `skip`).
+            name = f" (chunking {variant})" if variant else ""
+            reason = response["skip"].get("reason", "")
+            return Outcome(
+                case.domain,
+                case.id,
+                case.content_hash(),
+                platform,
+                "skip",
+                message=f"not applicable to {platform}{name}: {reason}",
+                variant=variant,
+            )
         if "crash" in response:
             body = response["crash"]
             name = f" (chunking {variant})" if variant else ""

@@ -110,7 +110,7 @@ def _run_batch(adapter: Adapter, name: str, batch: list[Request]) -> dict[str, R
                 "id": request["id"],
                 "crash": {"message": message, "detail": detail},
             }
-        elif not any(k in by_id[request["id"]] for k in ("output", "error", "crash")):
+        elif not any(k in by_id[request["id"]] for k in ("output", "error", "crash", "skip")):
             bad = by_id[request["id"]]
             by_id[request["id"]] = {
                 "id": request["id"],

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,21 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "schemas"
+
+# Folders searched before SCHEMAS_DIR for <domain>.schema.json (``--schemas DIR``),
+# so a domain can be tried out, or kept, outside this project.
+_extra_dirs: list[Path] = []
+
+
+@contextlib.contextmanager
+def extra_schema_dirs(dirs: Sequence[Path]) -> Iterator[None]:
+    """Within the block, look for domain schemas in ``dirs`` first."""
+    added = [Path(d).resolve() for d in dirs]
+    _extra_dirs[:0] = added
+    try:
+        yield
+    finally:
+        del _extra_dirs[: len(added)]
 
 
 @dataclass(frozen=True)
@@ -42,11 +59,17 @@ def results_validator() -> Draft202012Validator:
     return Draft202012Validator(schema)
 
 
-@functools.cache
 def domain_schema(domain: str) -> DomainSchema | None:
-    path = SCHEMAS_DIR / f"{domain}.schema.json"
-    if not path.is_file():
-        return None
+    """The first ``<domain>.schema.json`` in the extra folders, then in SCHEMAS_DIR."""
+    for folder in (*_extra_dirs, SCHEMAS_DIR):
+        path = folder / f"{domain}.schema.json"
+        if path.is_file():
+            return _domain_schema_at(path, domain)
+    return None
+
+
+@functools.cache
+def _domain_schema_at(path: Path, domain: str) -> DomainSchema:
     schema = _load(path)
     Draft202012Validator.check_schema(schema)
     defs = schema.get("$defs", {})

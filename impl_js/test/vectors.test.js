@@ -1,17 +1,21 @@
 // Runs every case of every ../../vectors/*.json file natively against the JS
 // JSON layer (conformance/index.js), with the file's comparison rules and
 // variants. One test per case; a vector file whose domain the JS package does not
-// implement fails.
+// implement is reported skipped, so a domain can land one platform at a time.
+// HANZO_CONFORMANCE_VECTORS=<folder> runs another folder's vectors instead.
 
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { describe, test } from "node:test";
+import { pathToFileURL } from "node:url";
 
 import { DOMAINS } from "../conformance/index.js";
 import { HanzoError } from "../src/errors.js";
 import { compare, expandVariants, show } from "./compare.js";
 
-const VECTORS = new URL("../../vectors/", import.meta.url);
+const VECTORS = process.env.HANZO_CONFORMANCE_VECTORS
+  ? pathToFileURL(process.env.HANZO_CONFORMANCE_VECTORS.replace(/\/?$/, "/"))
+  : new URL("../../vectors/", import.meta.url);
 const MAX_REPORTED_DIFFS = 20;
 const MAX_REPORTED_CHUNKINGS = 10;
 
@@ -62,11 +66,7 @@ for (const name of files) {
   describe(`vectors/${name} (${file.domain})`, () => {
     const run = DOMAINS[file.domain];
     if (run === undefined) {
-      test("domain is implemented in JS", () => {
-        assert.fail(
-          `vectors/${name}: domain ${JSON.stringify(file.domain)} is not in DOMAINS of impl_js/conformance/index.js`,
-        );
-      });
+      test(`${file.cases.length} cases`, { skip: `domain ${JSON.stringify(file.domain)} is not implemented by the js platform` }, () => {});
       return;
     }
     for (const c of file.cases) {
