@@ -81,6 +81,21 @@ def _domain_schema_at(path: Path, domain: str) -> DomainSchema:
     return DomainSchema(domain, part("input"), part("output"), part("error_code"))
 
 
+def input_problem(domain: str, case_input: Any) -> str | None:
+    """Why ``case_input`` does not match the domain's ``$defs.input`` (None: it does).
+
+    The harness boundary: every request is checked once before any platform sees it,
+    so the JSON layers trust their input and no domain needs a ``bad_input`` code.
+    """
+    schema = domain_schema(domain)
+    if schema is None:
+        return f"no schema for domain {domain!r}"
+    error = next(iter(schema.input.iter_errors(case_input)), None)
+    if error is None:
+        return None
+    return f"{pointer(error.absolute_path) or '(root)'}: {error.message}"
+
+
 def pointer(parts: Any) -> str:
     """A JSON pointer (RFC 6901) from a jsonschema error path."""
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)

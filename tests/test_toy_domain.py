@@ -185,3 +185,25 @@ def test_cargo_test_reports_the_toy_domain_as_skipped(toy: Path) -> None:
     assert 'skipped: domain "toy-upper" (2 cases) is not implemented by the rust platform' in (
         result.stdout
     )
+
+
+def test_a_variant_input_the_schema_rejects_is_never_sent(
+    capsys: pytest.CaptureFixture[str], toy: Path
+) -> None:
+    """Inputs are checked once, at the harness boundary: the JSON layers trust them."""
+    schema = json.loads((toy / "schemas" / "toy-upper.schema.json").read_text(encoding="utf-8"))
+    pieces = {"type": "array", "items": {"type": "string", "minLength": 2}}
+    schema["$defs"]["input"]["properties"]["pieces"] = pieces
+    (toy / "schemas" / "toy-upper.schema.json").write_text(json.dumps(schema), encoding="utf-8")
+    doc = json.loads((toy / "vectors" / "toy-upper.json").read_text(encoding="utf-8"))
+    case = _case("shout", "hi", expected={"text": "HI"})
+    case["input"]["pieces"] = ["ab"]
+    doc["cases"] = [case]
+    # Re-chunking /pieces one code point per chunk gives ["a", "b"]: too short.
+    doc["variants"] = [{"kind": "rechunk", "path": "/pieces"}]
+    (toy / "vectors" / "toy-upper.json").write_text(json.dumps(doc), encoding="utf-8")
+    code, out = _run(capsys, toy, "--platform", "python", "--format", "json")
+    results = json.loads(out)["results"]
+    assert code == 1
+    assert results[0]["status"] == "error"
+    assert "not sent: the input does not match $defs.input at /pieces/0" in results[0]["message"]

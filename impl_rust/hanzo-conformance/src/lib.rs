@@ -38,6 +38,14 @@ impl CaseError {
     }
 }
 
+/// A JSON layer trusts its input: the harness (and the native runner's loader)
+/// validated it against the domain's `$defs.input`, so an input of another shape
+/// is a harness bug, reported as a crash, never a contract error.
+#[track_caller]
+pub(crate) fn schema_invalid(what: &str) -> ! {
+    panic!("input does not match the domain's $defs.input: {what}")
+}
+
 type RunFn = fn(&Value) -> Result<Value, CaseError>;
 
 /// Every domain this platform implements, by its kebab-case name.
