@@ -13,11 +13,12 @@ import subprocess
 from pathlib import Path
 
 from adapters.subprocess import WorkerAdapter, WorkerStartError
+from runners._resources import project_dir
 
 __all__ = ["MIN_NODE_MAJOR", "WORKER", "create", "find_node"]
 
 MIN_NODE_MAJOR = 18
-WORKER = Path(__file__).resolve().parent.parent / "impl_js" / "conformance" / "worker.mjs"
+WORKER = project_dir("impl_js") / "conformance" / "worker.mjs"
 
 
 def _node_major(node: str) -> int | None:

@@ -12,7 +12,9 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "schemas"
+from ._resources import project_dir
+
+SCHEMAS_DIR = project_dir("schemas")
 
 # Folders searched before SCHEMAS_DIR for <domain>.schema.json (``--schemas DIR``),
 # so a domain can be tried out, or kept, outside this project.

@@ -12,10 +12,11 @@ from typing import Any
 
 from jsonschema import ValidationError
 
+from ._resources import project_dir
 from ._schemas import domain_schema, pointer, vector_file_validator
 from .exceptions import Problem, VectorFileError
 
-VECTORS_DIR = Path(__file__).resolve().parent.parent / "vectors"
+VECTORS_DIR = project_dir("vectors")
 
 
 @dataclass(frozen=True)
