@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ._format import canonical
 from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, start_all, stop_all
-from ._report import case_inputs, document, render_text
+from ._report import document, render_text
 from ._run import run_matrix
 from ._schemas import extra_schema_dirs
 from ._vectors import VECTORS_DIR, VectorFile, load_vectors, vector_paths
@@ -91,11 +91,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = json.dumps(doc, indent=2, ensure_ascii=False)
     else:
-        text = render_text(doc, case_inputs(files), max_problems=args.max_problems)
+        text = render_text(doc, max_problems=args.max_problems)
     if args.output:
         Path(args.output).write_text(text + "\n", encoding="utf-8")
         if args.format == "json":
-            print(render_text(doc, case_inputs(files), max_problems=args.max_problems))
+            print(render_text(doc, max_problems=args.max_problems))
     else:
         print(text)
     return 1 if doc["summary"]["diverged"] else 0

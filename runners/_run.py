@@ -59,6 +59,7 @@ def run_cases(
                 "error",
                 message=platform.failure,
                 detail=platform.detail,
+                input=c.input,
             )
             for c in cases
         ]

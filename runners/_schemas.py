@@ -12,6 +12,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from ._pointer import format_pointer
 from ._resources import project_dir
 
 SCHEMAS_DIR = project_dir("schemas")
@@ -100,4 +101,4 @@ def input_problem(domain: str, case_input: Any) -> str | None:
 
 def pointer(parts: Any) -> str:
     """A JSON pointer (RFC 6901) from a jsonschema error path."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+    return format_pointer(parts)

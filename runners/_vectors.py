@@ -12,6 +12,7 @@ from typing import Any
 
 from jsonschema import ValidationError
 
+from ._pointer import escape
 from ._resources import project_dir
 from ._schemas import domain_schema, pointer, vector_file_validator
 from .exceptions import Problem, VectorFileError
@@ -79,7 +80,7 @@ def _not_i_json(value: Any, where: str) -> Iterator[tuple[str, str]]:
             yield where, "lone surrogate: not Unicode text (UTF-8 and serde_json cannot carry it)"
     elif isinstance(value, dict):
         for k, v in value.items():
-            here = f"{where}/{k.replace('~', '~0').replace('/', '~1')}"
+            here = f"{where}/{escape(k)}"
             yield from _not_i_json(k, here)
             yield from _not_i_json(v, here)
     elif isinstance(value, list):

@@ -21,13 +21,6 @@ fn implementation() -> String {
     batch::implementation()
 }
 
-/// Run one input (JSON) through `domain`: `{"output"}`, `{"error"}` or `{"crash"}` as JSON.
-#[pyfunction]
-fn run(py: Python<'_>, domain: &str, input_json: &str) -> PyResult<String> {
-    py.detach(|| batch::run(domain, input_json))
-        .map_err(value_error)
-}
-
 /// Run a JSON array of `{id, domain, input}` requests without the GIL; the
 /// responses as a JSON array, one per request, in order.
 #[pyfunction]
@@ -40,7 +33,6 @@ fn run_batch(py: Python<'_>, requests_json: &str) -> PyResult<String> {
 #[pymodule]
 fn hanzo_conformance_rust(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(implementation, m)?)?;
-    m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_batch, m)?)?;
     Ok(())
 }

@@ -148,16 +148,6 @@ pub fn implementation() -> String {
     .to_string()
 }
 
-/// Run one input through `domain`; the response object without an `id`.
-///
-/// # Errors
-/// [`BadRequest`] when `input_json` is not JSON.
-pub fn run(domain: &str, input_json: &str) -> Result<String, BadRequest> {
-    let input: Value = serde_json::from_str(input_json)
-        .map_err(|e| BadRequest(format!("input is not JSON: {e}")))?;
-    Ok(Value::Object(respond(domain, &input)).to_string())
-}
-
 /// Run a JSON array of requests `[{id, domain, input}]`; a JSON array of
 /// responses, one per request, in order, ids echoed.
 ///
@@ -278,13 +268,5 @@ mod tests {
         assert!(run_batch(r#"{"id": "a"}"#).is_err());
         assert!(run_batch(r#"[{"id": 1, "domain": "d", "input": {}}]"#).is_err());
         assert!(run_batch(r#"[{"id": "a", "input": {}}]"#).is_err());
-        assert!(run("d", "{").is_err());
-    }
-
-    #[test]
-    fn run_returns_a_response_without_id() {
-        let out = parse(&run("no-such-domain", "{}").expect("JSON input"));
-        assert!(out["crash"].is_object(), "{out}");
-        assert!(out.get("id").is_none());
     }
 }
