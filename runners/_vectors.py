@@ -26,7 +26,7 @@ class Case:
     id: str
     description: str
     tags: tuple[str, ...]
-    source: str
+    source: dict[str, str]  # {"kind": rfc|spec|issue|suite|derived|generated, "ref"}
     clauses: tuple[str, ...]
     input: Any
     expected: Any = None
@@ -177,6 +177,13 @@ def load_vector_file(path: Path) -> VectorFile:
                 )
             )
         seen.setdefault(case_id, index)
+        for t, tag in enumerate(raw["tags"]):
+            if tag not in document["tags"]:
+                problems.append(
+                    Problem(
+                        path, case_id, f"{base}/tags/{t}", f"tag {tag!r} is not declared in /tags"
+                    )
+                )
         for where, message in _not_i_json(raw, base):
             problems.append(Problem(path, case_id, where, message))
         checks = [("input", schema.input, raw["input"])]

@@ -106,6 +106,7 @@ def _vector_file_with(rules: list[Any]) -> dict[str, Any]:
         "domain": "toy",
         "version": 1,
         "description": "one comparison rule under test",
+        "tags": {},
         "comparison": rules,
         "cases": [],
     }

@@ -59,7 +59,7 @@ def _case(case_id: str, text: str, **outcome: Any) -> dict[str, Any]:
         "id": case_id,
         "description": "A toy case.",
         "tags": ["toy"],
-        "source": "tests/test_toy_domain.py",
+        "source": {"kind": "derived", "ref": "tests/test_toy_domain.py"},
         "clauses": ["TOY-1"],
         "input": {"text": text},
         **outcome,
@@ -76,6 +76,7 @@ def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "domain": "toy-upper",
         "version": 1,
         "description": "Upper-cases text; exists only in this test.",
+        "tags": {"toy": "every case of the toy domain"},
         "cases": [
             _case("shout", "hi", expected={"text": "HI"}),
             _case("empty", "", error="empty_text"),

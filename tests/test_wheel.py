@@ -85,12 +85,18 @@ def _vectors_elsewhere(installed: Path, outside: Path) -> None:
         "id": "hello",
         "description": "One data line, dispatched by a blank line.",
         "tags": ["basic"],
-        "source": "tests/test_wheel.py",
+        "source": {"kind": "derived", "ref": "tests/test_wheel.py"},
         "clauses": ["SSE-1"],
         "input": {"chunks": ["data: hi\n\n"]},
         "expected": {"frames": [{"event": None, "data": "hi", "id": None, "retry": None}]},
     }
-    doc = {"domain": "sse-frames", "version": 1, "description": "One case.", "cases": [case]}
+    doc = {
+        "domain": "sse-frames",
+        "version": 1,
+        "description": "One case.",
+        "tags": {"basic": "the ordinary, documented behaviour"},
+        "cases": [case],
+    }
     (outside / "mine").mkdir()
     (outside / "mine" / "sse.json").write_text(json.dumps(doc), encoding="utf-8")
     cli = installed / "hanzo-conformance"
