@@ -168,6 +168,28 @@ def test_node_test_reports_the_toy_domain_as_skipped(toy: Path) -> None:
     assert "not implemented by the js platform" in result.stdout
 
 
+def test_node_test_refuses_a_schema_invalid_input(tmp_path: Path) -> None:
+    """node --test's loader checks inputs against $defs.input, as the harness does."""
+    from adapters.js import find_node
+
+    doc = json.loads((ROOT / "vectors" / "oauth-pkce.json").read_text(encoding="utf-8"))
+    doc["cases"] = doc["cases"][:1]
+    doc["cases"][0]["input"] = {"verifier": 5}
+    (tmp_path / "vectors").mkdir()
+    (tmp_path / "vectors" / "oauth-pkce.json").write_text(json.dumps(doc), encoding="utf-8")
+    result = subprocess.run(
+        [find_node(), "--test", "test/vectors.test.js"],
+        cwd=ROOT / "impl_js",
+        env=_native_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert "not run: the input does not match $defs.input at /verifier" in result.stdout
+
+
 @pytest.mark.slow
 def test_cargo_test_reports_the_toy_domain_as_skipped(toy: Path) -> None:
     cargo = shutil.which("cargo")
