@@ -168,15 +168,20 @@ def test_node_test_reports_the_toy_domain_as_skipped(toy: Path) -> None:
     assert "not implemented by the js platform" in result.stdout
 
 
+def _schema_invalid_pkce_case(folder: Path) -> Path:
+    doc = json.loads((ROOT / "vectors" / "oauth-pkce.json").read_text(encoding="utf-8"))
+    doc["cases"] = doc["cases"][:1]
+    doc["cases"][0]["input"] = {"verifier": 5}
+    (folder / "vectors").mkdir()
+    (folder / "vectors" / "oauth-pkce.json").write_text(json.dumps(doc), encoding="utf-8")
+    return folder
+
+
 def test_node_test_refuses_a_schema_invalid_input(tmp_path: Path) -> None:
     """node --test's loader checks inputs against $defs.input, as the harness does."""
     from adapters.js import find_node
 
-    doc = json.loads((ROOT / "vectors" / "oauth-pkce.json").read_text(encoding="utf-8"))
-    doc["cases"] = doc["cases"][:1]
-    doc["cases"][0]["input"] = {"verifier": 5}
-    (tmp_path / "vectors").mkdir()
-    (tmp_path / "vectors" / "oauth-pkce.json").write_text(json.dumps(doc), encoding="utf-8")
+    _schema_invalid_pkce_case(tmp_path)
     result = subprocess.run(
         [find_node(), "--test", "test/vectors.test.js"],
         cwd=ROOT / "impl_js",
@@ -230,3 +235,22 @@ def test_a_variant_input_the_schema_rejects_is_never_sent(
     assert code == 1
     assert results[0]["status"] == "error"
     assert "not sent: the input does not match $defs.input at /pieces/0" in results[0]["message"]
+
+
+@pytest.mark.slow
+def test_cargo_test_refuses_a_schema_invalid_input(tmp_path: Path) -> None:
+    """cargo test's loader checks inputs against $defs.input, as the harness does."""
+    cargo = shutil.which("cargo")
+    assert cargo is not None, "the rust platform's native runner needs cargo"
+    command = [cargo, "test", "--quiet", "-p", "hanzo-conformance", "--test", "vectors"]
+    result = subprocess.run(
+        command,
+        cwd=ROOT,
+        env=_native_env(_schema_invalid_pkce_case(tmp_path)),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert "not run: the input does not match $defs.input at /verifier" in result.stdout

@@ -7,6 +7,8 @@
 //! actual. A vector file for a domain this crate does not implement is skipped
 //! (listed as such in the output), so a domain can land one platform at a time.
 //! `HANZO_CONFORMANCE_VECTORS=<folder>` runs another folder's vectors instead.
+//! Like the harness, the loader checks every input (and every variant of it)
+//! against the domain's `$defs.input` first: the JSON layers trust their input.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -40,6 +42,23 @@ fn vector_paths(dir: &Path) -> Vec<PathBuf> {
     }
     found.sort();
     found
+}
+
+/// A validator for `schemas/<domain>.schema.json`'s `$defs.input`.
+fn input_validator(domain: &str) -> Result<jsonschema::Validator, String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../schemas")
+        .join(format!("{domain}.schema.json"));
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let schema: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: bad JSON: {e}", path.display()))?;
+    let input = serde_json::json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": schema["$defs"],
+        "$ref": "#/$defs/input",
+    });
+    jsonschema::validator_for(&input).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Run one input, turning a panic into a crash message with its location (the run
@@ -88,9 +107,22 @@ fn check_file(path: &Path, report: &mut Report) {
         ));
         return;
     }
+    let validator = match input_validator(&file.domain) {
+        Ok(validator) => validator,
+        Err(problem) => {
+            report.file_problems.push((name, problem));
+            return;
+        }
+    };
     for case in &file.cases {
         report.cases += 1;
-        let found = check_case(&file, case, |input| run_guarded(&file.domain, input));
+        let found = check_case(&file, case, |input| match validator.validate(input) {
+            Ok(()) => run_guarded(&file.domain, input),
+            Err(e) => Err(format!(
+                "not run: the input does not match $defs.input at {}: {e}",
+                e.instance_path
+            )),
+        });
         report
             .mismatches
             .extend(found.into_iter().map(|m| (name.clone(), m)));
