@@ -43,6 +43,7 @@ class Outcome:
     message: str | None = None
     detail: str | None = None
     variant: str | None = field(default=None)  # for an error: the chunking it happened on
+    input: Any = MISSING  # the case's input, for reports
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -52,6 +53,8 @@ class Outcome:
             "platform": self.platform,
             "status": self.status,
         }
+        if self.input is not MISSING and self.status in ("fail", "error"):
+            out["input"] = self.input
         if self.actual is not MISSING:
             out["actual"] = self.actual
         out["diff"] = [d.to_json() for d in self.diff]
@@ -106,7 +109,7 @@ class Judgement:
 
     Responses for the case and its variants arrive in any number of batches; each is
     judged on arrival and then dropped, so a long case's derived inputs and outputs
-    never need to be held all at once.
+    never need to be held all at once. The first crash or skip decides the outcome.
     """
 
     def __init__(self, case: Case, platform: str, rules: Sequence[Mapping[str, Any]]) -> None:
@@ -114,7 +117,7 @@ class Judgement:
         self.platform = platform
         self.rules = rules
         self.actual: Any = MISSING
-        self.crash: Outcome | None = None
+        self.final: Outcome | None = None  # a crash or skip: nothing later changes it
         self.differences: list[Difference] = []
         self.violations: list[SchemaViolation] = []
         # Chunkings of one case mostly answer alike: judge each distinct answer once.
@@ -122,23 +125,38 @@ class Judgement:
 
     def add(self, variant: str | None, response: Mapping[str, Any]) -> None:
         case = self.case
+        platform = self.platform
         if variant is None:
             self.actual = _actual(response)
-        if self.crash is not None:
+        if self.final is not None:
             return
-        if "crash" in response:
-            body = response["crash"]
-            name = f" (chunking {variant})" if variant else ""
-            self.crash = Outcome(
+        name = f" (chunking {variant})" if variant else ""
+        if "skip" in response:
+            # The platform says the case does not apply to it (protocol `skip`).
+            reason = response["skip"].get("reason", "")
+            self.final = Outcome(
                 case.domain,
                 case.id,
                 case.content_hash(),
-                self.platform,
+                platform,
+                "skip",
+                message=f"not applicable to {platform}{name}: {reason}",
+                variant=variant,
+            )
+            return
+        if "crash" in response:
+            body = response["crash"]
+            self.final = Outcome(
+                case.domain,
+                case.id,
+                case.content_hash(),
+                platform,
                 "error",
                 self.actual,
-                message=f"{self.platform} crashed{name}: {body.get('message', '')}",
+                message=f"{platform} crashed{name}: {body.get('message', '')}",
                 detail=body.get("detail") or None,
                 variant=variant,
+                input=case.input,
             )
             return
         answer = json.dumps(
@@ -151,8 +169,8 @@ class Judgement:
         self.violations.extend(replace(x, variant=variant) for x in v)
 
     def outcome(self) -> Outcome:
-        if self.crash is not None:
-            return self.crash
+        if self.final is not None:
+            return self.final
         case = self.case
         status: Status = "fail" if self.differences or self.violations else "pass"
         return Outcome(
@@ -164,6 +182,7 @@ class Judgement:
             self.actual,
             tuple(self.differences),
             tuple(self.violations),
+            input=case.input,
         )
 
 

@@ -7,9 +7,10 @@ import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from adapters.protocol import Adapter, Implementation, Request, Response
+from adapters.protocol import Adapter, Implementation, Request, Response, crash
 
 from ._outcomes import Judgement, Outcome
+from ._schemas import input_problem
 from ._variants import expand
 from ._vectors import Case, VectorFile
 
@@ -62,6 +63,7 @@ def run_cases(
                 "error",
                 message=platform.failure,
                 detail=platform.detail,
+                input=c.input,
             )
             for c in cases
         ]
@@ -73,20 +75,20 @@ def run_cases(
 
     # Requests go out in batches of about BATCH_BYTES of input (many small cases
     # share one batch, so a worker pipelines them); each response is judged as it
-    # comes back, so a long case's chunkings are never all held at once.
+    # comes back, in request order, so a long case's chunkings are never all held.
     adapter = platform.adapter
     judgements = [Judgement(case, name, vector_file.comparison) for case in cases]
     batch: list[Request] = []
-    owners: dict[str, tuple[Judgement, str | None]] = {}
+    # (request id, its case's judgement, variant, the crash if it was not sent)
+    pending: list[tuple[str, Judgement, str | None, Response | None]] = []
     size = 0
 
     def flush() -> None:
         responses = _run_batch(adapter, name, batch)
-        for request in batch:
-            judgement, variant = owners[request["id"]]
-            judgement.add(variant, responses[request["id"]])
+        for request_id, judgement, variant, refused in pending:
+            judgement.add(variant, refused or responses[request_id])
         batch.clear()
-        owners.clear()
+        pending.clear()
 
     for judgement in judgements:
         case = judgement.case
@@ -96,13 +98,19 @@ def run_cases(
                 "domain": case.domain,
                 "input": case_input,
             }
-            batch.append(request)
-            owners[request["id"]] = (judgement, variant)
-            size += len(json.dumps(case_input, ensure_ascii=False, default=repr))
+            # The case's own input was checked when its file was loaded; a variant's here.
+            problem = None if variant is None else input_problem(case.domain, case_input)
+            if problem is None:
+                batch.append(request)
+                pending.append((request["id"], judgement, variant, None))
+                size += len(json.dumps(case_input, ensure_ascii=False, default=repr))
+            else:
+                message = f"not sent: the input does not match $defs.input at {problem}"
+                pending.append((request["id"], judgement, variant, crash(request["id"], message)))
             if size >= BATCH_BYTES:
                 flush()
                 size = 0
-    if batch:
+    if pending:
         flush()
     return [judgement.outcome() for judgement in judgements]
 
@@ -128,7 +136,7 @@ def _run_batch(adapter: Adapter, name: str, batch: list[Request]) -> dict[str, R
                 "id": request["id"],
                 "crash": {"message": message, "detail": detail},
             }
-        elif not any(k in by_id[request["id"]] for k in ("output", "error", "crash")):
+        elif not any(k in by_id[request["id"]] for k in ("output", "error", "crash", "skip")):
             bad = by_id[request["id"]]
             by_id[request["id"]] = {
                 "id": request["id"],

@@ -15,14 +15,16 @@ from typing import Any
 
 from jsonschema import ValidationError
 
-from ._clauses import domain_clause_ids
-from ._compare import parse_pointer
+from ._clauses import DOCS_DIR, contract_path, domain_clause_ids
+from ._pointer import escape
+from ._pointer import parse as parse_pointer
+from ._resources import project_dir
 from ._schema_paths import reachable
 from ._schemas import DomainSchema, domain_schema, pointer, vector_file_validator
 from ._variants import VariantError, chunks_at
 from .exceptions import Problem, VectorFileError
 
-VECTORS_DIR = Path(__file__).resolve().parent.parent / "vectors"
+VECTORS_DIR = project_dir("vectors")
 _KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
@@ -32,7 +34,7 @@ class Case:
     id: str
     description: str
     tags: tuple[str, ...]
-    source: str
+    source: dict[str, str]  # {"kind": rfc|spec|issue|suite|derived|generated, "ref"}
     clauses: tuple[str, ...]
     input: Any
     expected: Any = None
@@ -119,10 +121,6 @@ def _note_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return marked
 
 
-def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
-
-
 def _not_i_json(value: Any, where: str) -> Iterator[tuple[str, str]]:
     """(pointer, problem) for each value every platform would not read alike (RFC 7493 §2)."""
     if isinstance(value, bool):
@@ -139,9 +137,9 @@ def _not_i_json(value: Any, where: str) -> Iterator[tuple[str, str]]:
     elif isinstance(value, dict):
         if isinstance(value, _KeyedTwice):
             for key in dict.fromkeys(value.duplicates):
-                yield f"{where}/{_escape(key)}", f"duplicate object key {key!r}"
+                yield f"{where}/{escape(key)}", f"duplicate object key {key!r}"
         for k, v in value.items():
-            here = f"{where}/{_escape(k)}"
+            here = f"{where}/{escape(k)}"
             yield from _not_i_json(k, here)
             yield from _not_i_json(v, here)
     elif isinstance(value, list):
@@ -207,7 +205,7 @@ def _rule_problems(path: Path, document: dict[str, Any], schema: DomainSchema) -
         pointers = [("path", rule.get("path"), schema.output, "output")]
         when = rule.get("when", {})
         pointers += [
-            (f"when/{_escape(p)}", p, schema.input, "input")
+            (f"when/{escape(p)}", p, schema.input, "input")
             for p in (when if isinstance(when, dict) else {})
         ]
         unless = rule.get("unless", [])
@@ -221,7 +219,7 @@ def _rule_problems(path: Path, document: dict[str, Any], schema: DomainSchema) -
         if isinstance(holder, str) and holder.startswith("/") and isinstance(where, dict):
             parent = holder[: holder.rindex("/")]
             pointers += [
-                (f"where/{_escape(k)}", f"{parent}/{_escape(k)}", schema.output, "output")
+                (f"where/{escape(k)}", f"{parent}/{escape(k)}", schema.output, "output")
                 for k in where
             ]
         for where, pointer_text, validator, side in pointers:
@@ -239,6 +237,15 @@ def _rule_problems(path: Path, document: dict[str, Any], schema: DomainSchema) -
                 )
 
 
+def _shown(contract: Path | None) -> str:
+    """A contract's path, relative to the project's docs/domains where it is there."""
+    if contract is None:
+        return "(no contract)"
+    if contract.parent == DOCS_DIR:
+        return f"docs/domains/{contract.name}"
+    return str(contract)
+
+
 def _case_problems(
     path: Path,
     raw: dict[str, Any],
@@ -246,6 +253,7 @@ def _case_problems(
     schema: DomainSchema | None,
     clauses: frozenset[str] | None,
     variants: list[Any],
+    tags: Any,
 ) -> Iterator[Problem]:
     """Problems of one case against its domain: schema, clause ids, variants."""
     case_id = raw.get("id") if isinstance(raw.get("id"), str) else f"#{index}"
@@ -264,6 +272,13 @@ def _case_problems(
                 input_ok = input_ok and key != "input"
                 where = f"{base}/{key}{pointer(err.absolute_path)}"
                 yield Problem(path, case_id, where, _humane(err))
+    declared = tags if isinstance(tags, dict) else {}
+    case_tags = raw.get("tags")
+    for t, tag in enumerate(case_tags if isinstance(case_tags, list) else []):
+        if isinstance(tag, str) and tag not in declared:
+            yield Problem(
+                path, case_id, f"{base}/tags/{t}", f"tag {tag!r} is not declared in /tags"
+            )
     case_clauses = raw.get("clauses")
     if schema is not None and clauses is not None and isinstance(case_clauses, list):
         for i, clause in enumerate(case_clauses):
@@ -272,7 +287,7 @@ def _case_problems(
                     path,
                     case_id,
                     f"{base}/clauses/{i}",
-                    f"clause {clause!r} is not defined in docs/domains/{schema.domain}.md",
+                    f"clause {clause!r} is not defined in {_shown(contract_path(schema.domain))}",
                 )
     if input_ok:
         for v_index, variant in enumerate(variants):
@@ -332,7 +347,7 @@ def load_vector_file(path: Path) -> VectorFile:
                     None,
                     "/domain",
                     f"domain {domain!r} has no contract docs/domains/{domain}.md "
-                    "to define its clauses",
+                    f"(or DIR/{domain}.md beside a --schemas DIR) to define its clauses",
                 )
             )
         problems.extend(_rule_problems(path, document, schema))
@@ -356,7 +371,9 @@ def load_vector_file(path: Path) -> VectorFile:
                     )
                 )
             seen.setdefault(case_id, index)
-        problems.extend(_case_problems(path, raw, index, schema, clauses, variants))
+        problems.extend(
+            _case_problems(path, raw, index, schema, clauses, variants, document.get("tags"))
+        )
     if problems:
         raise VectorFileError(problems)
 

