@@ -44,7 +44,7 @@ def case(case_id: str, chunks: list[str], frames: list[dict[str, Any]]) -> dict[
         "id": case_id,
         "description": "A long input for bench/rechunk.py.",
         "tags": ["bench"],
-        "source": "bench/rechunk.py",
+        "source": {"kind": "generated", "ref": "bench/rechunk.py"},
         "clauses": ["SSE-1"],
         "input": {"chunks": chunks},
         "expected": {"frames": frames},
@@ -66,6 +66,7 @@ def write_file(folder: Path, body: dict[str, Any]) -> Path:
         "domain": "sse-frames",
         "version": 1,
         "description": "bench/rechunk.py",
+        "tags": {"bench": "a long input made by bench/rechunk.py"},
         "variants": [{"kind": "rechunk", "path": "/chunks"}],
         "cases": [body],
     }
@@ -86,7 +87,8 @@ def measure(path: Path, platform: str) -> tuple[float, int, int, int]:
         raise SystemExit(f"{platform} {path.name}: no measurement\n{done.stderr[-2000:]}")
     own, child = (int(x) for x in rss[-1].split()[1:])
     if done.returncode != 0:
-        print(f"warning: {platform} {path.name} exited {done.returncode}\n{done.stdout[-1500:]}")
+        print(f"warning: {platform} {path.name} exited {done.returncode}")
+        print(done.stdout[-1500:], done.stderr[-1500:])
     return seconds, done.returncode, own, child
 
 
