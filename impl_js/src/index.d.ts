@@ -6,3 +6,4 @@ export * from "./compaction.js";
 export * from "./pkce.js";
 export * from "./config.js";
 export * from "./backoff.js";
+export * from "./sandbox.js";

@@ -11,10 +11,12 @@ mod config_merge;
 mod mcp_normalization;
 mod oauth_pkce;
 mod permission_policy;
+mod sandbox_paths;
 mod session_compaction;
 mod sse_frames;
 
 pub mod compare;
+pub mod temp_root;
 pub mod vectors;
 
 /// A contract error: a stable `code` from the domain's contract, and a message
@@ -48,6 +50,7 @@ const DOMAINS: &[(&str, RunFn)] = &[
     ("mcp-normalization", mcp_normalization::run),
     ("permission-policy", permission_policy::run),
     ("config-merge", config_merge::run),
+    ("sandbox-paths", sandbox_paths::run),
 ];
 
 /// The domains this platform implements.
