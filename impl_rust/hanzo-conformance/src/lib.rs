@@ -8,6 +8,7 @@ use serde_json::Value;
 
 mod backoff_timing;
 mod config_merge;
+mod hooks;
 mod mcp_normalization;
 mod oauth_pkce;
 mod permission_policy;
@@ -51,6 +52,7 @@ const DOMAINS: &[(&str, RunFn)] = &[
     ("permission-policy", permission_policy::run),
     ("config-merge", config_merge::run),
     ("sandbox-paths", sandbox_paths::run),
+    ("hooks", hooks::run),
 ];
 
 /// The domains this platform implements.
