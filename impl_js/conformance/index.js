@@ -9,6 +9,7 @@ import { run as configMerge } from "./config-merge.js";
 import { run as oauthPkce } from "./oauth-pkce.js";
 import { run as backoffTiming } from "./backoff-timing.js";
 import { run as sandboxPaths } from "./sandbox-paths.js";
+import { run as hooks } from "./hooks.js";
 
 /** @type {Record<string, (input: any) => any>} */
 export const DOMAINS = {
@@ -20,4 +21,5 @@ export const DOMAINS = {
   "permission-policy": permissionPolicy,
   "config-merge": configMerge,
   "sandbox-paths": sandboxPaths,
+  hooks,
 };

@@ -7,3 +7,4 @@ export * from "./pkce.js";
 export * from "./config.js";
 export * from "./backoff.js";
 export * from "./sandbox.js";
+export * from "./hooks.js";
