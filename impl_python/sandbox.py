@@ -177,7 +177,7 @@ class Sandbox:
             cgroup = (base / "proc/1/cgroup").read_text(encoding="utf-8", errors="replace")
         except OSError:
             cgroup = ""
-        paths = [line.split(":", 2)[2] for line in cgroup.splitlines() if line.count(":") >= 2]
+        paths = [line.split(":", 2)[2] for line in cgroup.split("\n") if line.count(":") >= 2]
         for needle, runtime in (("kubepods", "k8s"), ("docker", "docker"), ("libpod", "podman")):
             if any(needle in p for p in paths):
                 return runtime

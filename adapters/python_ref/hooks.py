@@ -73,6 +73,11 @@ def _saw(root: str, observe: list[str]) -> dict[str, Any]:
     return saw
 
 
+def _integral(value: object) -> Any:
+    """JSON has one number type: 2000.0 is the integer 2000 (HOOK-1)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def _hook(raw: object, sub: Any) -> HookConfig:
     if not isinstance(raw, dict):
         raise _bad("each hook must be an object")
@@ -80,7 +85,7 @@ def _hook(raw: object, sub: Any) -> HookConfig:
         event=raw.get("event"),  # type: ignore[arg-type]  # checked by HookRunner
         command=sub(raw.get("command")),
         tool_pattern=raw.get("tool_pattern"),  # type: ignore[arg-type]
-        timeout_ms=raw.get("timeout_ms", DEFAULT_TIMEOUT_MS),
+        timeout_ms=_integral(raw.get("timeout_ms", DEFAULT_TIMEOUT_MS)),
     )
 
 

@@ -194,7 +194,7 @@ export function detectContainer(root = "/", env = process.env) {
     // unreadable: says nothing
   }
   const paths = cgroup
-    .split(/\r\n|\r|\n/)
+    .split("\n")
     .map((line) => line.split(":"))
     .filter((fields) => fields.length >= 3)
     .map((fields) => fields.slice(2).join(":"));

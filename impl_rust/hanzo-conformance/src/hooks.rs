@@ -36,8 +36,15 @@ fn timeout_ms(raw: Option<&Value>) -> Result<u64, CaseError> {
     match raw {
         None => Ok(DEFAULT_TIMEOUT_MS),
         // A non-integer or negative number is out of HookConfig's u64 range: the same contract error.
+        // JSON has one number type: 2000.0 is the integer 2000 (HOOK-1).
         Some(value) => value
             .as_u64()
+            .or_else(|| {
+                let f = value.as_f64()?;
+                let in_range = f.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&f);
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                in_range.then_some(f as u64)
+            })
             .ok_or_else(|| contract(&HookError::InvalidTimeout(value.to_string()))),
     }
 }

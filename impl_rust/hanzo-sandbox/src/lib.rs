@@ -370,7 +370,7 @@ pub fn detect_container<S: std::hash::BuildHasher>(
     let cgroup = std::fs::read(root.join("proc/1/cgroup")).unwrap_or_default();
     let cgroup = String::from_utf8_lossy(&cgroup);
     let paths: Vec<&str> = cgroup
-        .lines()
+        .split('\n')
         .filter_map(|line| line.splitn(3, ':').nth(2))
         .collect();
     for (needle, runtime) in [
