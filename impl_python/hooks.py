@@ -212,15 +212,19 @@ def run_hook(index: int, hook: HookConfig, env: dict[str, str], cwd: str | None)
     if bad is not None:
         record = HookLogRecord("hook_env_unpassable", index)
         return _Run(record, "error", f"hook environment variable {bad} cannot be passed")
-    proc = subprocess.Popen(
-        ["/bin/sh", "-c", hook.command],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        cwd=cwd,
-        env=env,
-        start_new_session=True,
-    )
+    try:
+        proc = subprocess.Popen(
+            ["/bin/sh", "-c", hook.command],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+        )
+    except OSError:  # no /bin/sh, a missing cwd: as the shell reports a missing program
+        record = HookLogRecord("hook_exit_error", index, exit_code=127)
+        return _Run(record, "error", "hook exited with code 127")
     assert proc.stderr is not None
     kept = bytearray()
     reader = threading.Thread(target=_drain, args=(proc.stderr, kept), daemon=True)
