@@ -340,3 +340,54 @@ impl HookRunner {
         result
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runner(command: &str, timeout_ms: u64) -> HookRunner {
+        let mut hook = HookConfig::new(PRE, command, "fs.*");
+        hook.timeout_ms = timeout_ms;
+        HookRunner::new(vec![hook])
+            .expect("valid hook")
+            .env([("PATH", "/usr/bin:/bin")])
+    }
+
+    #[test]
+    fn timed_out_hook_with_a_background_child_is_an_error() {
+        let result = runner("sleep 5 & sleep 5", 100).run_pre("fs.write", &json!({}));
+        assert_eq!(result.decision, Decision::Error);
+        assert_eq!(
+            result.reason.as_deref(),
+            Some("hook timed out after 100 ms")
+        );
+        assert_eq!(result.log[0].code, "hook_timeout");
+    }
+
+    #[test]
+    fn deny_reason_is_stderr_and_non_matching_tools_run_nothing() {
+        let runner = runner("printf 'no\\n' >&2; exit 2", 5000);
+        let denied = runner.run_pre("fs.write", &json!({}));
+        assert_eq!(
+            (denied.decision, denied.reason.as_deref()),
+            (Decision::Deny, Some("no"))
+        );
+        let other = runner.run_pre("net.get", &json!({}));
+        assert_eq!((other.decision, other.ran.len()), (Decision::Allow, 0));
+    }
+
+    #[test]
+    fn invalid_configuration_is_refused() {
+        let bad_event = HookConfig::new("PreToolUse", "true", "*");
+        assert_eq!(
+            HookRunner::new(vec![bad_event]).unwrap_err().code(),
+            "invalid_event"
+        );
+        let mut zero = HookConfig::new(PRE, "true", "*");
+        zero.timeout_ms = 0;
+        assert_eq!(
+            HookRunner::new(vec![zero]).unwrap_err().code(),
+            "invalid_timeout"
+        );
+    }
+}
