@@ -1,4 +1,4 @@
-"""The hooks and sandbox-paths domains leave nothing behind on any platform:
+"""The hooks, sandbox-paths and tool-call-pipeline domains leave nothing behind on any platform:
 no temporary file or directory and no process, a timed-out hook included (issue 12)."""
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ HOOK_CASES = {
     "order-all-allow",
 }
 SANDBOX_CASES = {"symlink-loop", "dangling-symlink-escapes", "container-dockerenv-dangling-symlink"}
+PIPELINE_CASES = {"hook-timeout-refuses", "sandbox-symlink-loop", "post-hooks-never-block"}
 
 
 def processes_working_under(directory: Path) -> list[int]:
@@ -49,11 +50,15 @@ def processes_working_under(directory: Path) -> list[int]:
 
 def requests() -> list[dict[str, Any]]:
     chosen = []
-    for domain, ids in (("hooks", HOOK_CASES), ("sandbox-paths", SANDBOX_CASES)):
+    for domain, ids in (
+        ("hooks", HOOK_CASES),
+        ("sandbox-paths", SANDBOX_CASES),
+        ("tool-call-pipeline", PIPELINE_CASES),
+    ):
         for case in load_vector_file(ROOT / "vectors" / f"{domain}.json").cases:
             if case.id in ids:
                 chosen.append({"id": case.id, "domain": domain, "input": case.input})
-    assert len(chosen) == len(HOOK_CASES) + len(SANDBOX_CASES)
+    assert len(chosen) == len(HOOK_CASES) + len(SANDBOX_CASES) + len(PIPELINE_CASES)
     return chosen
 
 

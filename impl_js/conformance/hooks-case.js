@@ -11,7 +11,7 @@ import { HanzoError } from "../src/errors.js";
 import { DEFAULT_TIMEOUT_MS, HookRunner } from "../src/hooks.js";
 import { PLACEHOLDER, str } from "./temp-root.js";
 
-const FIXTURES = process.env.HANZO_HOOK_FIXTURES ?? fileURLToPath(new URL("../../fixtures/hooks", import.meta.url));
+export const FIXTURES = process.env.HANZO_HOOK_FIXTURES ?? fileURLToPath(new URL("../../fixtures/hooks", import.meta.url));
 const LEFTOVER_WAIT_MS = 1000;
 
 /**

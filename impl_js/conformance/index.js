@@ -10,6 +10,7 @@ import { run as oauthPkce } from "./oauth-pkce.js";
 import { run as backoffTiming } from "./backoff-timing.js";
 import { run as sandboxPaths } from "./sandbox-paths.js";
 import { run as hooks } from "./hooks.js";
+import { run as toolCallPipeline } from "./tool-call-pipeline.js";
 
 /** @type {Record<string, (input: any) => any>} */
 export const DOMAINS = {
@@ -22,4 +23,5 @@ export const DOMAINS = {
   "config-merge": configMerge,
   "sandbox-paths": sandboxPaths,
   hooks,
+  "tool-call-pipeline": toolCallPipeline,
 };

@@ -9,3 +9,4 @@ export * from "./config.js";
 export * from "./backoff.js";
 export * from "./sandbox.js";
 export * from "./hooks.js";
+export * from "./pipeline.js";

@@ -22,7 +22,7 @@ fn contract(e: &HookError) -> CaseError {
 }
 
 /// `fixtures/hooks/` of this repository, or `$HANZO_HOOK_FIXTURES`.
-fn fixtures() -> String {
+pub(crate) fn fixtures() -> String {
     std::env::var("HANZO_HOOK_FIXTURES").unwrap_or_else(|_| {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/hooks");
         std::fs::canonicalize(&dir)
@@ -32,7 +32,7 @@ fn fixtures() -> String {
     })
 }
 
-fn timeout_ms(raw: Option<&Value>) -> Result<u64, CaseError> {
+pub(crate) fn timeout_ms(raw: Option<&Value>) -> Result<u64, CaseError> {
     match raw {
         None => Ok(DEFAULT_TIMEOUT_MS),
         // A non-integer or negative number is out of HookConfig's u64 range: the same contract error.

@@ -15,6 +15,7 @@ mod permission_policy;
 mod sandbox_paths;
 mod session_compaction;
 mod sse_frames;
+mod tool_call_pipeline;
 
 pub mod compare;
 pub mod temp_root;
@@ -53,6 +54,7 @@ const DOMAINS: &[(&str, RunFn)] = &[
     ("config-merge", config_merge::run),
     ("sandbox-paths", sandbox_paths::run),
     ("hooks", hooks::run),
+    ("tool-call-pipeline", tool_call_pipeline::run),
 ];
 
 /// The domains this platform implements.
