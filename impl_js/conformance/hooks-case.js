@@ -7,7 +7,6 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 
-import { HanzoError } from "../src/errors.js";
 import { DEFAULT_TIMEOUT_MS, HookRunner } from "../src/hooks.js";
 import { PLACEHOLDER, str } from "./temp-root.js";
 
@@ -98,7 +97,7 @@ export async function runCase(input, root) {
   /** @param {unknown} value */
   const sub = (value) => str(value, "hook commands, cwd and env values").replaceAll(PLACEHOLDER, root).replaceAll("{fixtures}", FIXTURES);
   if (!Array.isArray(input?.hooks) || typeof input.env !== "object" || !Array.isArray(input.observe)) {
-    throw new HanzoError("bad_input", "input.hooks, input.env and input.observe are required");
+    throw new TypeError("input.hooks, input.env and input.observe are required");
   }
   const cwd = sub(input.cwd);
   mkdirSync(cwd, { recursive: true });

@@ -1,7 +1,6 @@
 // sandbox-paths JSON layer: build the case's tree in a temporary root, then
 // check a path or detect a container. `{root}` in inputs is the root; in
 // `resolved` the root is written back as `{root}` and a path outside it is null.
-import { HanzoError } from "../src/errors.js";
 import { Sandbox, defaultMode, detectContainer } from "../src/sandbox.js";
 import { PLACEHOLDER, buildTree, str, withTempRoot } from "./temp-root.js";
 
@@ -26,7 +25,7 @@ function check(input, root) {
   const sub = (value, what) => str(value, what).replaceAll(PLACEHOLDER, root);
   const config = input.config;
   if (config === null || typeof config !== "object" || !Array.isArray(config.allowed_paths)) {
-    throw new HanzoError("bad_input", "input.config must be {mode, allowed_paths}");
+    throw new TypeError("input.config must be {mode, allowed_paths}");
   }
   const sandbox = new Sandbox(
     {
@@ -46,7 +45,7 @@ function check(input, root) {
 function detect(input, root) {
   const env = input.env;
   if (env === null || typeof env !== "object" || !Object.values(env).every((v) => typeof v === "string")) {
-    throw new HanzoError("bad_input", "input.env must map names to strings");
+    throw new TypeError("input.env must map names to strings");
   }
   const runtime = detectContainer(root, env);
   return { runtime, default_mode: defaultMode(runtime) };
@@ -59,7 +58,7 @@ function detect(input, root) {
 export function run(input) {
   const op = input?.op;
   if (op !== "check_path" && op !== "detect_container") {
-    throw new HanzoError("bad_input", "input.op must be check_path or detect_container");
+    throw new TypeError("input.op must be check_path or detect_container");
   }
   return withTempRoot("sandbox", (root) => {
     buildTree(root, input.tree);

@@ -4,7 +4,6 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
-import { HanzoError } from "../src/errors.js";
 
 export const PLACEHOLDER = "{root}";
 
@@ -30,7 +29,7 @@ export function withTempRoot(prefix, body) {
  * @returns {string}
  */
 export function str(value, what) {
-  if (typeof value !== "string") throw new HanzoError("bad_input", `${what} must be a string`);
+  if (typeof value !== "string") throw new TypeError(`${what} must be a string`);
   return value;
 }
 
@@ -40,11 +39,11 @@ export function str(value, what) {
  * @param {unknown} tree
  */
 export function buildTree(root, tree) {
-  if (!Array.isArray(tree)) throw new HanzoError("bad_input", "input.tree must be a list");
+  if (!Array.isArray(tree)) throw new TypeError("input.tree must be a list");
   for (const entry of tree) {
     const rel = str(entry?.path, "tree[].path");
     if (rel === "" || rel.startsWith("/") || rel.includes("\0") || rel.split("/").includes("..")) {
-      throw new HanzoError("bad_input", `tree path must be relative without '..': ${JSON.stringify(rel)}`);
+      throw new TypeError(`tree path must be relative without '..': ${JSON.stringify(rel)}`);
     }
     const path = join(root, rel);
     mkdirSync(dirname(path), { recursive: true });
@@ -59,7 +58,7 @@ export function buildTree(root, tree) {
         symlinkSync(str(entry.target, "tree[].target").replaceAll(PLACEHOLDER, root), path);
         break;
       default:
-        throw new HanzoError("bad_input", `unknown tree kind ${JSON.stringify(entry.kind)}`);
+        throw new TypeError(`unknown tree kind ${JSON.stringify(entry.kind)}`);
     }
   }
 }

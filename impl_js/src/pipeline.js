@@ -5,15 +5,14 @@ import { HanzoError } from "./errors.js";
 /** @typedef {"agent" | "subagent" | "slash_command"} Origin */
 /** @typedef {{kind: "allow" | "deny" | "escalate", reason?: string | null}} PermissionDecision */
 /** @typedef {{requestPermission(toolName: string, input: unknown): Promise<PermissionDecision>}} PermissionPrompter */
-/** @typedef {import("./hooks.js").ToolResult} ToolResult */
-/** @typedef {{execute(name: string, input: unknown, sessionId: string): Promise<ToolResult>}} ToolExecutor */
+/** @typedef {{execute(name: string, input: unknown, sessionId: string): Promise<import("./hooks.js").ToolResult>}} ToolExecutor */
 /** @typedef {{toolName: string, input: unknown, origin: string, paths: readonly string[]}} ToolCallRequest */
 /** @typedef {"permission" | "prompter" | "pre_hooks" | "sandbox"} RefusedBy */
 /**
  * @typedef {{toolName: string, origin: Origin, outcome: "ran" | "refused" | "escalated",
  *   refusedBy: RefusedBy | null, reason: string | null}} PipelineAudit
  */
-/** @typedef {{ran: boolean, steps: Record<string, unknown>[], toolResult: ToolResult, audit: PipelineAudit}} PipelineOutcome */
+/** @typedef {{ran: boolean, steps: Record<string, unknown>[], toolResult: import("./hooks.js").ToolResult, audit: PipelineAudit}} PipelineOutcome */
 
 /** @type {readonly Origin[]} */
 export const ORIGINS = ["agent", "subagent", "slash_command"];

@@ -13,8 +13,9 @@ use crate::CaseError;
 
 const LEFTOVER_WAIT: Duration = Duration::from_secs(1);
 
+/// The harness validated the input against the schema: a mismatch is a bug here.
 fn bad(message: &str) -> CaseError {
-    CaseError::new("bad_input", message)
+    crate::schema_invalid(message)
 }
 
 fn contract(e: &HookError) -> CaseError {
@@ -233,7 +234,7 @@ fn run_in(input: &Value, root: &TempRoot) -> Result<Value, CaseError> {
 /// `{hooks, event, tool_name, tool_input, ...}` to `{decision, reason, ran, log, saw, leftover_processes}`.
 ///
 /// # Errors
-/// The contract's construction errors; `bad_input` for a malformed input.
+/// The contract's construction errors.
 pub fn run(input: &Value) -> Result<Value, CaseError> {
     let root = TempRoot::new("hooks")?;
     run_in(input, &root)

@@ -10,8 +10,9 @@ use serde_json::{json, Value};
 use crate::temp_root::{TempRoot, PLACEHOLDER};
 use crate::CaseError;
 
+/// The harness validated the input against the schema: a mismatch is a bug here.
 fn bad(message: &str) -> CaseError {
-    CaseError::new("bad_input", message)
+    crate::schema_invalid(message)
 }
 
 fn io(e: &std::io::Error) -> CaseError {
@@ -27,7 +28,7 @@ fn string<'a>(value: Option<&'a Value>, what: &str) -> Result<&'a str, CaseError
 /// Creates the `tree` entries under `root`, in order.
 ///
 /// # Errors
-/// `bad_input` for a malformed entry, `io_error` if the filesystem refuses.
+/// Panics on a schema-invalid entry; `io_error` if the filesystem refuses.
 pub fn build_tree(root: &TempRoot, tree: Option<&Value>) -> Result<(), CaseError> {
     let entries = tree
         .and_then(Value::as_array)
@@ -118,7 +119,7 @@ fn detect(input: &Value, root: &TempRoot) -> Result<Value, CaseError> {
 /// `{op: check_path | detect_container, tree, ...}` to the check or the detection.
 ///
 /// # Errors
-/// The contract's construction errors; `bad_input` for a malformed input.
+/// The contract's construction errors.
 pub fn run(input: &Value) -> Result<Value, CaseError> {
     let op = string(input.get("op"), "input.op")?;
     if op != "check_path" && op != "detect_container" {

@@ -34,8 +34,9 @@ impl ToolExecutor for ScriptedExecutor {
     }
 }
 
+/// The harness validated the input against the schema: a mismatch is a bug here.
 fn bad(message: &str) -> CaseError {
-    CaseError::new("bad_input", message)
+    crate::schema_invalid(message)
 }
 
 fn field<'a>(value: &'a Value, key: &str) -> Result<&'a Value, CaseError> {
@@ -126,7 +127,7 @@ fn outcome_json(outcome: &PipelineOutcome) -> Value {
 /// `{rules, prompter, hooks, sandbox, call, tool_output, session_id}` to `{ran, steps, tool_result, audit}`.
 ///
 /// # Errors
-/// The composed domains' construction errors, `invalid_origin`; `bad_input` for a malformed input.
+/// The composed domains' construction errors, `invalid_origin`.
 pub fn run(input: &Value) -> Result<Value, CaseError> {
     let root = TempRoot::new("pipeline")?;
     let fixtures = fixtures();

@@ -1,0 +1,229 @@
+#!/usr/bin/env node
+// The JS platform's worker: docs/protocol.md (JSON lines, version 1) over the
+// JSON layer beside it (index.js).
+//
+// Usage: node impl_js/conformance/worker.mjs   (the harness does this: adapters/js.py)
+//
+// Requests are read in chunks and answered synchronously in arrival order; the
+// answers to one stdin chunk are written with a single write, so a pipelined
+// batch costs one JSON.parse and one JSON.stringify per case and few syscalls.
+
+import { readFileSync } from "node:fs";
+
+const PROTOCOL_VERSIONS = [1];
+const IMPL_ROOT = new URL("../", import.meta.url);
+
+/** @type {Record<string, (input: any) => any>} */
+let DOMAINS;
+/** @type {Function} */
+let HanzoError;
+/** @type {{name: string, version: string}} */
+let pkg;
+try {
+  ({ DOMAINS } = await import(new URL("conformance/index.js", IMPL_ROOT).href));
+  ({ HanzoError } = await import(new URL("src/errors.js", IMPL_ROOT).href));
+  pkg = JSON.parse(readFileSync(new URL("package.json", IMPL_ROOT), "utf8"));
+} catch (err) {
+  // The harness reports the handshake failure with this stderr.
+  process.stderr.write(`worker: cannot load impl_js: ${describe(err).detail}\n`);
+  process.exit(70);
+}
+
+let started = false;
+let stopping = false;
+let pending = ""; // an incomplete line carried over between stdin chunks
+/** @type {string[]} */
+let out = [];
+
+/**
+ * @param {unknown} err
+ * @returns {{message: string, detail: string}}
+ */
+function describe(err) {
+  if (err instanceof Error) {
+    return { message: `${err.name}: ${err.message}`, detail: err.stack ?? String(err) };
+  }
+  let text;
+  try {
+    text = typeof err === "string" ? err : JSON.stringify(err) ?? String(err);
+  } catch {
+    text = String(err);
+  }
+  return { message: `thrown non-Error value: ${text}`, detail: text };
+}
+
+/**
+ * @param {string} id
+ * @param {string} message
+ * @param {string} detail
+ */
+function crash(id, message, detail) {
+  return JSON.stringify({ id, crash: { message, detail } });
+}
+
+/**
+ * @param {any} request
+ * @returns {string}
+ */
+function handleStart(request) {
+  if (request === null || typeof request !== "object" || request.cmd !== "start") {
+    return JSON.stringify({
+      ok: false,
+      error: { code: "bad_request", message: "the first request must be {\"cmd\": \"start\", ...}" },
+      versions: PROTOCOL_VERSIONS,
+    });
+  }
+  if (!PROTOCOL_VERSIONS.includes(request.version)) {
+    return JSON.stringify({
+      ok: false,
+      error: {
+        code: "unsupported_version",
+        message: `this worker speaks protocol ${PROTOCOL_VERSIONS.join(", ")}, not ${JSON.stringify(request.version)}`,
+      },
+      versions: PROTOCOL_VERSIONS,
+    });
+  }
+  started = true;
+  return JSON.stringify({
+    ok: true,
+    implementation: {
+      name: pkg.name,
+      version: pkg.version,
+      language: "javascript",
+      domains: Object.keys(DOMAINS).sort(),
+    },
+  });
+}
+
+/**
+ * @param {any} request
+ * @returns {string}
+ */
+function handleRun(request) {
+  const id = typeof request.id === "string" ? request.id : "";
+  if (id === "") {
+    return crash("", "run request without a string id", JSON.stringify(request).slice(0, 1000));
+  }
+  const domain = request.domain;
+  if (typeof domain !== "string" || !Object.hasOwn(DOMAINS, domain)) {
+    return crash(id, `unknown domain ${JSON.stringify(domain)}`, `known: ${Object.keys(DOMAINS).join(", ")}`);
+  }
+  if (!("input" in request)) {
+    return crash(id, "run request without input", "");
+  }
+  let output;
+  try {
+    output = DOMAINS[domain](request.input);
+  } catch (err) {
+    if (err instanceof HanzoError) {
+      return JSON.stringify({ id, error: { code: err.code, message: err.message } });
+    }
+    const { message, detail } = describe(err);
+    return crash(id, message, detail);
+  }
+  if (output === undefined) {
+    return crash(id, `run() of ${domain} returned undefined`, "");
+  }
+  try {
+    return JSON.stringify({ id, output });
+  } catch (err) {
+    const { message, detail } = describe(err);
+    return crash(id, `output of ${domain} is not JSON-serializable: ${message}`, detail);
+  }
+}
+
+/**
+ * Answers one request line; returns null for "stop" (no answer).
+ * @param {string} line
+ * @returns {string | null}
+ */
+function handleLine(line) {
+  let request;
+  try {
+    request = JSON.parse(line);
+  } catch (err) {
+    if (!started) return handleStart(null);
+    return crash("", `request is not JSON: ${describe(err).message}`, line.slice(0, 1000));
+  }
+  if (!started) return handleStart(request);
+  if (request === null || typeof request !== "object") {
+    return crash("", "request is not a JSON object", line.slice(0, 1000));
+  }
+  switch (request.cmd) {
+    case "run":
+      return handleRun(request);
+    case "stop":
+      stopping = true;
+      return null;
+    case "start":
+      return handleStart(request);
+    default:
+      return crash(
+        typeof request.id === "string" ? request.id : "",
+        `unknown cmd ${JSON.stringify(request.cmd)}`,
+        "",
+      );
+  }
+}
+
+// Answers are batched per stdin chunk, but never held longer than this: a slow
+// case (hooks run real processes) must not keep the answers before it past the
+// harness's per-case time limit.
+const MAX_HOLD_MS = 100;
+let lastFlush = Date.now();
+
+function flush() {
+  lastFlush = Date.now();
+  if (out.length === 0) return true;
+  const text = out.join("\n") + "\n";
+  out = [];
+  return process.stdout.write(text);
+}
+
+function finish() {
+  flush();
+  // Exit once everything written so far has reached the pipe (pipes may be asynchronous).
+  process.stdout.write("", () => process.exit(0));
+}
+
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (/** @type {string} */ chunk) => {
+  if (stopping) return;
+  let text = pending + chunk;
+  let start = 0;
+  let nl;
+  while ((nl = text.indexOf("\n", start)) !== -1) {
+    let end = nl;
+    if (end > start && text.charCodeAt(end - 1) === 13) end -= 1; // tolerate CRLF
+    if (end > start) {
+      const answer = handleLine(text.slice(start, end));
+      if (answer !== null) out.push(answer);
+      if (Date.now() - lastFlush > MAX_HOLD_MS) flush();
+    }
+    start = nl + 1;
+    if (stopping) {
+      finish();
+      return;
+    }
+  }
+  pending = text.slice(start);
+  text = "";
+  if (!flush()) {
+    // Back-pressure: stop reading until the harness has drained stdout.
+    process.stdin.pause();
+    process.stdout.once("drain", () => process.stdin.resume());
+  }
+});
+process.stdin.on("end", () => {
+  if (stopping) return;
+  if (pending.trim() !== "") {
+    const answer = handleLine(pending.trim());
+    if (answer !== null) out.push(answer);
+  }
+  finish();
+});
+process.stdout.on("error", (err) => {
+  // The harness went away (EPIPE): nothing left to answer.
+  process.stderr.write(`worker: stdout error: ${err.message}\n`);
+  process.exit(0);
+});

@@ -1,0 +1,63 @@
+"""session-compaction JSON layer: case input -> ``CompactionResult`` as JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from impl_python.compaction import (
+    CompactionResult,
+    Message,
+    SessionCompactor,
+    ToolCall,
+    placeholder_summarizer,
+)
+
+
+def _message_in(raw: dict[str, Any]) -> Message:
+    calls = raw.get("tool_calls")
+    return Message(
+        role=raw["role"],
+        content=raw["content"],
+        token_count=raw["token_count"],
+        tool_calls=None if calls is None else tuple(ToolCall(c["id"], c["name"]) for c in calls),
+        tool_call_id=raw.get("tool_call_id"),
+        summary=raw.get("summary"),
+    )
+
+
+def _message_out(message: Message) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "role": message.role,
+        "content": message.content,
+        "token_count": message.token_count,
+    }
+    if message.tool_calls is not None:
+        out["tool_calls"] = [{"id": c.id, "name": c.name} for c in message.tool_calls]
+    if message.tool_call_id is not None:
+        out["tool_call_id"] = message.tool_call_id
+    if message.summary is not None:
+        out["summary"] = message.summary
+    return out
+
+
+def _result_out(result: CompactionResult) -> dict[str, Any]:
+    return {
+        "messages": [_message_out(m) for m in result.messages],
+        "compacted_count": result.compacted_count,
+        "tokens_saved": result.tokens_saved,
+        "total_tokens": result.total_tokens,
+        "over_budget": result.over_budget,
+    }
+
+
+def run(case_input: dict[str, Any]) -> dict[str, Any]:
+    """Compact ``messages``; contract errors (CompactionError) propagate with their code."""
+    messages = [_message_in(m) for m in case_input["messages"]]
+    max_tokens = case_input["max_tokens"]
+    reserve_recent = case_input.get("reserve_recent", 3)
+    summary_tokens = case_input["summary_tokens"]
+    compacted_tokens = case_input["compacted_tokens"]
+    # Construction order is the validation order of COMP-3.
+    compactor = SessionCompactor(max_tokens, reserve_recent, compacted_tokens=compacted_tokens)
+    compactor = compactor.with_summarizer(placeholder_summarizer(summary_tokens))
+    return _result_out(compactor.compact(messages))
