@@ -1,4 +1,4 @@
-"""sse-frames JSON layer: feed ``input.chunks`` to one fresh SseFrameBuffer."""
+"""sse-frames JSON layer: feed the bytes of ``input.chunks`` to one fresh SseFrameBuffer."""
 
 from __future__ import annotations
 
@@ -8,13 +8,27 @@ from impl_python.errors import HanzoError
 from impl_python.sse import SseFrameBuffer
 
 
+def chunk_bytes(chunks: list[str], encoding: str) -> list[bytes]:
+    """The bytes each chunk stands for: its UTF-8 encoding for text cases, or, for
+    ``"encoding": "bytes"``, one byte per code point (U+0000..U+00FF, i.e. Latin-1)."""
+    codec = "latin-1" if encoding == "bytes" else "utf-8"
+    try:
+        return [chunk.encode(codec) for chunk in chunks]
+    except UnicodeEncodeError as error:
+        raise HanzoError(f"input.chunks: {error}", code="bad_input") from error
+
+
 def run(case_input: dict[str, Any]) -> dict[str, Any]:
-    """Return ``{"frames": [...]}`` for ``{"chunks": [...]}``."""
+    """Return ``{"frames": [...]}`` for ``{"chunks": [...], "encoding"?: "bytes"}``."""
     chunks = case_input.get("chunks")
     if not isinstance(chunks, list) or not all(isinstance(c, str) for c in chunks):
         raise HanzoError("input.chunks must be a list of strings", code="bad_input")
     buffer = SseFrameBuffer()
-    frames = [frame for chunk in chunks for frame in buffer.feed(chunk)]
+    frames = [
+        frame
+        for chunk in chunk_bytes(chunks, case_input.get("encoding", "text"))
+        for frame in buffer.feed(chunk)
+    ]
     return {
         "frames": [{"event": f.event, "data": f.data, "id": f.id, "retry": f.retry} for f in frames]
     }

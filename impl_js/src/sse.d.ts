@@ -12,9 +12,12 @@ export interface SseFrame {
 /** The value of a `retry` field, or `null` if the line is to be ignored (SSE-7d). */
 export declare function parseRetry(value: string): number | null;
 
-/** Accumulates text chunks and returns complete SSE frames (docs/domains/sse-frames.md). */
+/** Accumulates byte chunks and returns complete SSE frames (docs/domains/sse-frames.md). */
 export declare class SseFrameBuffer {
   constructor();
-  /** Feed the next chunk of the stream; returns the frames it completes, in order. */
-  feed(chunk: string): SseFrame[];
+  /**
+   * Feed the next chunk of the response body; returns the frames it completes, in order.
+   * The bytes are decoded as UTF-8 across chunks; invalid sequences become U+FFFD (SSE-11).
+   */
+  feed(bytes: Uint8Array): SseFrame[];
 }
