@@ -13,10 +13,6 @@ export declare class InvalidBaseMsError extends BackoffError {
 export declare class InvalidMaxMsError extends BackoffError {
   constructor(message: string);
 }
-/** BACKOFF-1: `code === "base_exceeds_max"`. */
-export declare class BaseExceedsMaxError extends BackoffError {
-  constructor(message: string);
-}
 /** BACKOFF-1: `code === "invalid_jitter"`. */
 export declare class InvalidJitterError extends BackoffError {
   constructor(message: string);
