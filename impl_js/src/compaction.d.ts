@@ -46,8 +46,11 @@ export interface Summary {
   token_count: number;
 }
 
-/** Turns the (already pruned) middle into one summary. */
+/** Turns the (already pruned) middle into one summary; throwing is a failed call (COMP-11). */
 export type Summarizer = (middle: Message[]) => Summary;
+
+/** The role of the summary message (COMP-12). */
+export declare const SUMMARY_ROLE: "user";
 
 export interface CompactionResult {
   messages: Message[];
@@ -74,5 +77,5 @@ export class SessionCompactor {
   readonly compactedTokens: number;
   readonly summarizer: Summarizer;
   withSummarizer(summarizer: Summarizer): SessionCompactor;
-  compact(messages: readonly Message[]): CompactionResult;
+  compact(messages: readonly Message[], options?: { force?: boolean }): CompactionResult;
 }
