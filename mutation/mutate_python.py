@@ -16,10 +16,12 @@ sees the mutant too. Every child checks that it imported the shadow copy.
     .venv/bin/python mutation/mutate_python.py --module sse    # one module
     .venv/bin/python mutation/mutate_python.py --list          # mutants, no runs
 
-Survivors judged equivalent (no input of the contract can tell them apart from the
-original) are listed with a reason in ``mutation/equivalent.json``, keyed by
-``module:line:col:operator``; they count as neither killed nor missed. The score is
-killed / (mutants - equivalent). See mutation/README.md.
+Survivors that no vector can kill are listed with a reason in
+``mutation/equivalent.json``, keyed by ``module:line:col:operator``; the reason starts
+with its kind: ``equivalent:`` (no input at all tells the mutant from the original),
+``schema:`` (only inputs the domain schema forbids would), ``unreachable:`` (an API path
+no JSON layer calls). The score is killed / (mutants - equivalent); the report also
+gives killed / (mutants - all listed). See mutation/README.md.
 """
 
 from __future__ import annotations
@@ -131,6 +133,11 @@ def _skipped_nodes(tree: ast.Module) -> set[int]:
             all_of(node)
         if isinstance(node, ast.ImportFrom | ast.Import):
             all_of(node)
+        # Decorators (``@dataclass(frozen=True)``) configure class machinery that no
+        # JSON output can show.
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for decorator in node.decorator_list:
+                all_of(decorator)
         # A ``TypeAlias = "..."`` string is an annotation, not data.
         if (
             isinstance(node, ast.AnnAssign)
@@ -177,9 +184,11 @@ def _points(tree: ast.Module) -> Iterator[tuple[ast.AST, str, str]]:
         elif isinstance(node, ast.Continue):
             yield node, "continue", "continue->break"
         deletable = (ast.Assign, ast.AugAssign, ast.Expr, ast.Raise, ast.Return)
-        if isinstance(node, deletable) and not (
-            isinstance(node, ast.Return) and node.value is None
-        ):
+        returns_none = isinstance(node, ast.Return) and (
+            node.value is None
+            or (isinstance(node.value, ast.Constant) and node.value.value is None)
+        )
+        if isinstance(node, deletable) and not returns_none:
             yield node, "delete", f"delete {type(node).__name__}"
 
 
@@ -344,7 +353,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--module", action="append", default=[], help="e.g. sse (repeatable)")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     parser.add_argument("--json", help="also write every mutant's outcome to this file")
+    parser.add_argument(
+        "--report", metavar="JSON", help="report the outcomes saved by --json, running nothing"
+    )
     args = parser.parse_args(argv)
+    equivalent: dict[str, str] = json.loads(EQUIVALENT_FILE.read_text(encoding="utf-8"))
+    if args.report:
+        rows = json.loads(Path(args.report).read_text(encoding="utf-8"))
+        rows = rows["mutants"] if isinstance(rows, dict) else rows  # older layout
+        saved = []
+        for i, r in enumerate(rows):
+            module, line, col, operator = r["key"].split(":", 3)
+            saved.append((Mutant(module, i, int(line), int(col), operator), r["outcome"]))
+        report(saved, equivalent, whole_library=not args.module)
+        return 0
 
     # The harness is imported once here and inherited by every forked child; the
     # library must not be, so that each child imports its shadow copy.
@@ -359,7 +381,6 @@ def main(argv: list[str] | None = None) -> int:
     modules = sorted(coverage)
     if args.module:
         modules = [m for m in modules if m.removesuffix(".py") in args.module]
-    equivalent: dict[str, str] = json.loads(EQUIVALENT_FILE.read_text(encoding="utf-8"))
 
     if args.list:
         for module in modules:
@@ -416,13 +437,18 @@ def report(
     outcomes: list[tuple[Mutant, str]], equivalent: dict[str, str], *, whole_library: bool
 ) -> None:
     survivors = []
-    totals = {"mutants": 0, "killed": 0, "equivalent": 0, "survived": 0, "unreached": 0}
+    totals = dict.fromkeys(
+        ("mutants", "killed", "equivalent", "schema", "unreachable", "survived", "unreached"), 0
+    )
     by_module: dict[str, dict[str, int]] = {}
     for mutant, outcome in outcomes:
         counts = by_module.setdefault(mutant.module, dict.fromkeys(totals, 0))
         status = {"fail": "killed", "timeout": "killed"}.get(outcome, outcome)
         if status == "pass":
-            status = "equivalent" if mutant.key in equivalent else "survived"
+            reason = equivalent.get(mutant.key)
+            status = "survived" if reason is None else reason.split(":", 1)[0]
+            if status not in totals:
+                raise SystemExit(f"{EQUIVALENT_FILE.name}: {mutant.key}: unknown kind {status!r}")
         for c in (counts, totals):
             c["mutants"] += 1
             c[status] += 1
@@ -431,23 +457,30 @@ def report(
             line = source.splitlines()[mutant.line - 1]
             survivors.append(f"  {mutant.key}    {line.strip()}")
 
-    def score(c: dict[str, int]) -> str:
-        judged = c["mutants"] - c["equivalent"]
-        return f"{100 * c['killed'] / judged:.1f}%" if judged else "-"
+    def percent(killed: int, judged: int) -> str:
+        return f"{100 * killed / judged:.1f}%" if judged else "-"
 
-    print("\n| module | mutants | killed | equivalent | survived | unreached | score |")
-    print("|---|---|---|---|---|---|---|")
-    for module, c in sorted(by_module.items()):
-        print(
-            f"| {module} | {c['mutants']} | {c['killed']} | {c['equivalent']} | "
-            f"{c['survived']} | {c['unreached']} | {score(c)} |"
+    def row(name: str, c: dict[str, int]) -> str:
+        listed = c["equivalent"] + c["schema"] + c["unreachable"]
+        return (
+            f"| {name} | {c['mutants']} | {c['killed']} | {c['equivalent']} | {c['schema']} | "
+            f"{c['unreachable']} | {c['survived']} | {c['unreached']} | "
+            f"{percent(c['killed'], c['mutants'] - c['equivalent'])} | "
+            f"{percent(c['killed'], c['mutants'] - listed)} |"
         )
-    t = totals
+
     print(
-        f"| **all** | {t['mutants']} | {t['killed']} | {t['equivalent']} | {t['survived']} | "
-        f"{t['unreached']} | {score(t)} |"
+        "\n| module | mutants | killed | equivalent | schema-blocked | unreachable API "
+        "| survived | module unreached | score | score (reachable) |"
     )
-    print("\nscore = killed / (mutants - equivalent)")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for module, c in sorted(by_module.items()):
+        print(row(module, c))
+    print(row("**all**", totals))
+    print(
+        "\nscore = killed / (mutants - equivalent); "
+        "score (reachable) = killed / (mutants - equivalent - schema-blocked - unreachable API)"
+    )
     if survivors:
         print(f"\n{len(survivors)} survivors not listed in {EQUIVALENT_FILE.name}:")
         print("\n".join(survivors))

@@ -67,15 +67,22 @@ def run(case_input: dict[str, Any]) -> dict[str, Any]:
     try:
         messages = [_message_in(m) for m in case_input["messages"]]
         max_tokens = case_input["max_tokens"]
-        reserve_recent = case_input.get("reserve_recent", 3)
+        reserve_recent = case_input.get("reserve_recent")
         summary_tokens = case_input["summary_tokens"]
         compacted_tokens = case_input["compacted_tokens"]
-        force = case_input.get("force", False)
+        force = case_input.get("force")
         summarizer_fails = case_input.get("summarizer_fails", False)
     except (KeyError, TypeError) as exc:
         raise HanzoError(f"malformed input: {exc!r}", code="bad_input") from exc
     # Construction order is the validation order of COMP-3.
-    compactor = SessionCompactor(max_tokens, reserve_recent, compacted_tokens=compacted_tokens)
+    # Absent optional inputs are left to the library's defaults (reserve_recent 3,
+    # force False), so the vectors check those defaults too.
+    if reserve_recent is None:
+        compactor = SessionCompactor(max_tokens, compacted_tokens=compacted_tokens)
+    else:
+        compactor = SessionCompactor(max_tokens, reserve_recent, compacted_tokens=compacted_tokens)
     summarizer = placeholder_summarizer(summary_tokens)  # validates the cost either way
     compactor = compactor.with_summarizer(failing_summarizer if summarizer_fails else summarizer)
+    if force is None:
+        return _result_out(compactor.compact(messages))
     return _result_out(compactor.compact(messages, force=force))
