@@ -3,7 +3,7 @@
 use hanzo_sse::{SseFrame, SseFrameBuffer};
 use serde_json::{json, Map, Value};
 
-use crate::CaseError;
+use crate::{schema_invalid, CaseError};
 
 /// `{"chunks": [str, ...], "encoding"?: "bytes"}` to `{"frames": [{event, data, id, retry}, ...]}`.
 ///
@@ -11,22 +11,22 @@ use crate::CaseError;
 /// code point of a chunk is one byte (`SSE-11`).
 ///
 /// # Errors
-/// `bad_input` if `chunks` is missing or not a list of strings, or a bytes chunk
-/// holds a code point above U+00FF.
+/// None: every chunking of every input has an output.
+#[allow(clippy::unnecessary_wraps)] // the signature every domain's `run` has
 pub fn run(input: &Value) -> Result<Value, CaseError> {
     let as_bytes = input.get("encoding").and_then(Value::as_str) == Some("bytes");
     let chunks = input
         .get("chunks")
         .and_then(Value::as_array)
-        .ok_or_else(|| CaseError::new("bad_input", "input.chunks must be a list"))?;
+        .unwrap_or_else(|| schema_invalid("input.chunks must be a list"));
     let mut buffer = SseFrameBuffer::new();
     let mut frames = Vec::new();
     for chunk in chunks {
         let chunk = chunk
             .as_str()
-            .ok_or_else(|| CaseError::new("bad_input", "input.chunks must hold strings"))?;
+            .unwrap_or_else(|| schema_invalid("input.chunks must hold strings"));
         let fed = if as_bytes {
-            buffer.feed(&latin1_bytes(chunk)?)
+            buffer.feed(&latin1_bytes(chunk))
         } else {
             buffer.feed(chunk.as_bytes())
         };
@@ -35,18 +35,16 @@ pub fn run(input: &Value) -> Result<Value, CaseError> {
     Ok(json!({ "frames": frames }))
 }
 
-/// One byte per code point U+0000..U+00FF.
-fn latin1_bytes(chunk: &str) -> Result<Vec<u8>, CaseError> {
+/// One byte per code point U+0000..U+00FF (the schema's pattern for bytes chunks).
+fn latin1_bytes(chunk: &str) -> Vec<u8> {
     chunk
         .chars()
         .map(|c| {
-            u8::try_from(c).map_err(|_| {
-                CaseError::new("bad_input", "a bytes chunk holds a code point above U+00FF")
-            })
+            u8::try_from(c)
+                .unwrap_or_else(|_| schema_invalid("a bytes chunk holds a code point above U+00FF"))
         })
         .collect()
 }
-
 /// `{event, data, id, retry}`, moving the strings out of the frame.
 fn frame_json(frame: SseFrame) -> Value {
     let mut object = Map::new();

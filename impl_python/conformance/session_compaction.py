@@ -13,7 +13,6 @@ from impl_python.compaction import (
     ToolCall,
     placeholder_summarizer,
 )
-from impl_python.errors import HanzoError
 
 
 def _message_in(raw: dict[str, Any]) -> Message:
@@ -64,16 +63,13 @@ def failing_summarizer(middle: Sequence[Message]) -> Summary:
 
 def run(case_input: dict[str, Any]) -> dict[str, Any]:
     """Compact ``messages``; contract errors (CompactionError) propagate with their code."""
-    try:
-        messages = [_message_in(m) for m in case_input["messages"]]
-        max_tokens = case_input["max_tokens"]
-        reserve_recent = case_input.get("reserve_recent")
-        summary_tokens = case_input["summary_tokens"]
-        compacted_tokens = case_input["compacted_tokens"]
-        force = case_input.get("force")
-        summarizer_fails = case_input.get("summarizer_fails", False)
-    except (KeyError, TypeError) as exc:
-        raise HanzoError(f"malformed input: {exc!r}", code="bad_input") from exc
+    messages = [_message_in(m) for m in case_input["messages"]]
+    max_tokens = case_input["max_tokens"]
+    reserve_recent = case_input.get("reserve_recent")
+    summary_tokens = case_input["summary_tokens"]
+    compacted_tokens = case_input["compacted_tokens"]
+    force = case_input.get("force")
+    summarizer_fails = case_input.get("summarizer_fails", False)
     # Construction order is the validation order of COMP-3.
     # Absent optional inputs are left to the library's defaults (reserve_recent 3,
     # force False), so the vectors check those defaults too.
