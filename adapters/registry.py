@@ -11,8 +11,8 @@ from .protocol import Adapter
 
 # name -> "module:factory"; imported only when that platform is used.
 BUILTIN: dict[str, str] = {
-    "python": "adapters.python_ref:create",
-    "rust": "adapters.rust:create",
+    "python": "adapters.served:python",
+    "rust": "adapters.served:rust",
     "js": "adapters.js:create",
 }
 

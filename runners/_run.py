@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from adapters.protocol import Adapter, Implementation, Request, Response
+from adapters.protocol import Adapter, Implementation, PlatformUnavailable, Request, Response
 
 from ._outcomes import Outcome, judge
 from ._variants import expand
@@ -27,15 +27,26 @@ class StartedPlatform:
 def start_platform(
     name: str, adapter_or_factory: Adapter | Callable[[], Adapter]
 ) -> StartedPlatform:
-    """Create (given a factory) and start one platform; a failure is recorded, never raised."""
+    """Create (given a factory) and start one platform; a failure is recorded, never raised.
+
+    ``PlatformUnavailable`` is the one way a platform says it cannot run: the
+    failure is recorded once for the platform, with its stderr as ``detail``.
+    Anything else raised is a bug in the adapter, recorded with its traceback.
+    """
     try:
         adapter = (
             adapter_or_factory if isinstance(adapter_or_factory, Adapter) else adapter_or_factory()
         )
         return StartedPlatform(name, adapter, adapter.start())
-    except Exception as e:  # reported on every case of this platform
+    except PlatformUnavailable as e:
+        return StartedPlatform(name, None, None, f"{name} did not start: {e}", e.detail or None)
+    except Exception as e:  # an adapter bug must not lose the run either
         return StartedPlatform(
-            name, None, None, f"{name} did not start: {e}", traceback.format_exc()
+            name,
+            None,
+            None,
+            f"{name} adapter raised {type(e).__name__} in start(): {e}",
+            traceback.format_exc(),
         )
 
 
@@ -50,15 +61,8 @@ def run_cases(
     name = platform.name
     if platform.implementation is None or platform.adapter is None:
         return [
-            Outcome(
-                c.domain,
-                c.id,
-                c.content_hash(),
-                name,
-                "error",
-                message=platform.failure,
-                detail=platform.detail,
-            )
+            # The failure and its stderr are reported once, with the platform.
+            Outcome(c.domain, c.id, c.content_hash(), name, "error", message=platform.failure)
             for c in cases
         ]
     if vector_file.domain not in platform.implementation.domains:
@@ -81,7 +85,16 @@ def run_cases(
             batch.append(request)
         plan.append((case, entries))
 
-    responses = _run_batch(platform.adapter, name, batch)
+    try:
+        responses = _run_batch(platform.adapter, name, batch)
+    except BaseException as exc:  # interrupted (a signal): keep the cases fully answered
+        by_id: dict[str, Response] = {r["id"]: r for r in getattr(exc, "answered", [])}
+        exc.outcomes = [  # type: ignore[attr-defined]
+            judge(case, name, [(v, by_id[r["id"]]) for v, r in entries], vector_file.comparison)
+            for case, entries in plan
+            if all(r["id"] in by_id for _, r in entries)
+        ]
+        raise
     outcomes = []
     for case, entries in plan:
         answered = [(variant, responses[request["id"]]) for variant, request in entries]
@@ -122,14 +135,41 @@ def _run_batch(adapter: Adapter, name: str, batch: list[Request]) -> dict[str, R
     return by_id
 
 
-def run_matrix(files: Iterable[VectorFile], platforms: Sequence[StartedPlatform]) -> list[Outcome]:
-    """Every case of every file on every platform, in file order then platform order."""
-    outcomes: list[Outcome] = []
-    files = list(files)
+def iter_matrix(
+    files: Sequence[VectorFile], platforms: Sequence[StartedPlatform]
+) -> Iterator[Outcome]:
+    """Every case of every file on every platform, one batch (file x platform) at a time."""
     for platform in platforms:
         for vector_file in files:
-            outcomes.extend(run_cases(platform, vector_file, vector_file.cases))
+            yield from run_cases(platform, vector_file, vector_file.cases)
+
+
+def not_run(
+    files: Sequence[VectorFile], platforms: Sequence[StartedPlatform], done: Iterable[Outcome]
+) -> list[Outcome]:
+    """An outcome ``not_run`` for every (case, platform) of the matrix missing from ``done``."""
+    seen = {(o.domain, o.case, o.platform) for o in done}
+    return [
+        Outcome(
+            c.domain, c.id, c.content_hash(), p.name, "not_run", message="the run was interrupted"
+        )
+        for p in platforms
+        for vf in files
+        for c in vf.cases
+        if (c.domain, c.id, p.name) not in seen
+    ]
+
+
+def in_matrix_order(
+    outcomes: Iterable[Outcome], files: Sequence[VectorFile], platforms: Sequence[StartedPlatform]
+) -> list[Outcome]:
+    """File order, then platform order (a stable sort: cases keep their file order)."""
     order = {p.name: i for i, p in enumerate(platforms)}
     file_order = {vf.domain: i for i, vf in enumerate(files)}
-    outcomes.sort(key=lambda o: (file_order.get(o.domain, 0), order[o.platform]))
-    return outcomes
+    return sorted(outcomes, key=lambda o: (file_order.get(o.domain, 0), order[o.platform]))
+
+
+def run_matrix(files: Iterable[VectorFile], platforms: Sequence[StartedPlatform]) -> list[Outcome]:
+    """Every case of every file on every platform, in file order then platform order."""
+    files = list(files)
+    return in_matrix_order(iter_matrix(files, platforms), files, platforms)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ._outcomes import Outcome
-from ._platforms import DEFAULT_CASE_TIMEOUT, factories, stop_all
+from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, stop_all
 from ._report import render_problem
 from ._run import StartedPlatform, run_cases, start_platform
 from ._vectors import Case, VectorFile, load_vector_file
@@ -92,6 +92,28 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_POOL] = PlatformPool(config)
     # --vectors paths are collected like paths given on the command line.
     config.args.extend(str(Path(p)) for p in config.option.hc_vectors)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """Platform-level records, shown once: start failures (with stderr), cutoffs, problems."""
+    pool = config.stash.get(_POOL, None)
+    if pool is None:
+        return
+    lines = []
+    for name, platform in pool.started.items():
+        info = describe(platform)
+        if "failure" in info:
+            lines.append(f"{name}: UNAVAILABLE: {info['failure']}")
+            lines.extend("    " + line for line in info.get("detail", "").splitlines()[-15:])
+        if "broken" in info:
+            lines.append(f"{name}: BROKEN: {info['broken']}")
+        for p in info.get("problems", []):
+            lines.append(f"{name}: PROBLEM ({p['kind']}): {p['message']}")
+            lines.extend("    " + line for line in p["detail"].splitlines()[:5])
+    if lines:
+        terminalreporter.write_sep("=", "hanzo-conformance platforms")
+        for line in lines:
+            terminalreporter.write_line(line)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
