@@ -124,17 +124,21 @@ def _lone_surrogate(value: Any, at: str = "") -> tuple[str, str] | None:
 
 def not_i_json(response: Mapping[str, Any]) -> str | None:
     """Why an output or error cannot be written as UTF-8 JSON (I-JSON, RFC 7493), if it cannot."""
-    body = {k: v for k, v in response.items() if k in ("output", "error")}
-    try:
-        json.dumps(body, ensure_ascii=False).encode("utf-8")
-        return None
-    except UnicodeEncodeError:
-        found = _lone_surrogate(body)
-    pointer, text = found if found else ("", "")
-    shown = json.dumps(text)  # ASCII, so the surrogate shows as its \u escape
-    if len(shown) > 200:
-        shown = shown[:200] + "..."
-    return f"output is not valid I-JSON: a lone surrogate in {shown} at {pointer or '(root)'}"
+    for key in ("output", "error"):
+        if key not in response:
+            continue
+        try:
+            json.dumps(response[key], ensure_ascii=False).encode("utf-8")
+            return None
+        except UnicodeEncodeError:
+            found = _lone_surrogate(response[key])
+        pointer, text = found if found else ("", "")
+        where = (pointer or "(root)") if key == "output" else f"the error's {pointer[1:]}"
+        shown = json.dumps(text)  # ASCII, so the surrogate shows as its \\u escape
+        if len(shown) > 200:
+            shown = shown[:200] + "..."
+        return f"{key} is not valid I-JSON: a lone surrogate in {shown} at {where}"
+    return None
 
 
 def judge(

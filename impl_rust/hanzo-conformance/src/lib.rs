@@ -15,6 +15,7 @@ mod session_compaction;
 mod sse_frames;
 
 pub mod compare;
+pub mod time_limit;
 pub mod vectors;
 
 /// A contract error: a stable `code` from the domain's contract, and a message
@@ -88,5 +89,14 @@ mod test_doubles {
             Some("hanzo-test-abort") => std::process::abort(),
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    #[should_panic(expected = "rust does not implement no-such-domain")]
+    fn an_unknown_domain_is_a_crash_not_a_contract_error() {
+        let _ = super::run_case("no-such-domain", &serde_json::Value::Null);
     }
 }

@@ -5,13 +5,29 @@
 //! `docs/architecture.md` defines them. Every mismatch is collected and the test
 //! fails once, listing file, case id, chunking variant, JSON pointer, expected and
 //! actual. A vector file for a domain this crate does not implement is a failure.
+//! Each case runs under a time limit (`CASE_TIME_LIMIT`, or `HANZO_CASE_TIMEOUT_S`
+//! seconds): a case that never returns is reported by name, and the run goes on.
 
 use std::fmt::Write as _;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
 
+use hanzo_conformance::time_limit::{run_with_time_limit, Limited};
 use hanzo_conformance::vectors::{check_case, Mismatch, RunResult, VectorFile};
 use serde_json::Value;
+
+/// How long one case (with all its variants) may take before it is reported as hanging.
+const CASE_TIME_LIMIT: Duration = Duration::from_secs(10);
+
+fn case_time_limit() -> Duration {
+    std::env::var("HANZO_CASE_TIMEOUT_S")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map_or(CASE_TIME_LIMIT, Duration::from_secs_f64)
+}
 
 fn vectors_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vectors")
@@ -59,7 +75,7 @@ struct Report {
     cases: usize,
 }
 
-fn check_file(path: &Path, report: &mut Report) {
+fn check_file(path: &Path, report: &mut Report, limit: Duration) {
     let name = path.strip_prefix(vectors_dir()).map_or_else(
         |_| path.display().to_string(),
         |p| format!("vectors/{}", p.display()),
@@ -87,12 +103,28 @@ fn check_file(path: &Path, report: &mut Report) {
         ));
         return;
     }
-    for case in &file.cases {
+    let file = Arc::new(file);
+    for index in 0..file.cases.len() {
         report.cases += 1;
-        let found = check_case(&file, case, |input| run_guarded(&file.domain, input));
-        report
-            .mismatches
-            .extend(found.into_iter().map(|m| (name.clone(), m)));
+        let shared = Arc::clone(&file);
+        let checked = run_with_time_limit(limit, move || {
+            let case = &shared.cases[index];
+            check_case(&shared, case, |input| run_guarded(&shared.domain, input))
+        });
+        let case = &file.cases[index].id;
+        match checked {
+            Limited::Done(found) => report
+                .mismatches
+                .extend(found.into_iter().map(|m| (name.clone(), m))),
+            Limited::Panicked(message) => report.file_problems.push((
+                name.clone(),
+                format!("case {case}: the checker panicked: {message}"),
+            )),
+            Limited::TimedOut => report.file_problems.push((
+                name.clone(),
+                format!("case {case}: no result within {limit:?} (it hangs?); the run went on"),
+            )),
+        }
     }
 }
 
@@ -114,7 +146,7 @@ fn every_vector_passes() {
         cases: 0,
     };
     for path in &paths {
-        check_file(path, &mut report);
+        check_file(path, &mut report, case_time_limit());
     }
     panic::set_hook(default_hook);
 
@@ -147,5 +179,38 @@ fn every_vector_passes() {
         report.file_problems.len(),
         report.mismatches.len(),
         report.cases
+    );
+}
+
+/// With the `test-doubles` feature, an input can make the crate hang: the runner
+/// names that case and still checks the others.
+#[cfg(feature = "test-doubles")]
+#[test]
+fn a_hanging_case_is_reported_by_name() {
+    let case = |id: &str, server: &str| {
+        serde_json::json!({"id": id, "input": {"op": "normalize", "server": server, "tool": "b"},
+                           "expected": {"name": format!("mcp__{server}__b")}})
+    };
+    let document = serde_json::json!({"domain": "mcp-normalization", "cases": [
+        case("before", "a"), case("loops", "hanzo-test-loop"), case("after", "z"),
+    ]});
+    let path = std::env::temp_dir().join(format!("hanging-{}.json", std::process::id()));
+    std::fs::write(&path, document.to_string()).expect("write a temporary vector file");
+    let mut report = Report {
+        file_problems: Vec::new(),
+        mismatches: Vec::new(),
+        cases: 0,
+    };
+    check_file(&path, &mut report, Duration::from_millis(200));
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(report.cases, 3);
+    assert!(report.mismatches.is_empty(), "{:?}", report.mismatches);
+    assert_eq!(report.file_problems.len(), 1, "{:?}", report.file_problems);
+    assert!(
+        report.file_problems[0]
+            .1
+            .starts_with("case loops: no result within 200ms"),
+        "{:?}",
+        report.file_problems
     );
 }

@@ -1,0 +1,59 @@
+"""Chaos: a worker that crashes, hangs, duplicates, garbles and answers out of order on a
+seeded schedule (tests/fake_workers/chaos_worker.py). Whatever it does, every request
+ends with exactly one response, never another request's answer; the run ends in
+bounded time; no process survives.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from fake_workers.chaos_worker import fault
+from processes import survivors, within
+
+from adapters.protocol import Request
+from adapters.worker import WorkerAdapter
+
+CHAOS = Path(__file__).resolve().parent / "fake_workers" / "chaos_worker.py"
+TIMEOUT = 0.3
+REQUESTS = 40
+
+
+@pytest.mark.parametrize(("seed", "wrap"), [("1", False), ("2", True), ("3", False)])
+def test_every_request_gets_exactly_its_own_outcome(tmp_path: Path, seed: str, wrap: bool) -> None:
+    pids = tmp_path / "pids"
+    argv = [sys.executable, str(CHAOS), seed, str(pids)]
+    command = ["sh", "-c", shlex.join(argv) + "; true"] if wrap else argv
+    # A high cutoff, so the schedule is played out instead of ending at the first streak.
+    adapter = WorkerAdapter("chaos", command, timeout=TIMEOUT, broken_after=10_000)
+    requests: list[Request] = [
+        {"id": f"r{i}", "domain": "echo", "input": {"n": i}} for i in range(REQUESTS)
+    ]
+    faults = {r["id"]: fault(seed, r["id"]) for r in requests}
+    assert {"crash", "hang", "duplicate", "garble", "swap"} & set(faults.values())
+    hangs = sum(kind == "hang" for kind in faults.values())
+    bound = hangs * (TIMEOUT + 2) + REQUESTS * 0.5 + 10
+
+    began = time.monotonic()
+    try:
+        adapter.start()
+        half = REQUESTS // 2  # two batches: stray lines between batches are exercised too
+        responses = within(
+            bound, lambda: adapter.run(requests[:half]) + adapter.run(requests[half:])
+        )
+    finally:
+        within(10, adapter.stop)
+    assert time.monotonic() - began < bound
+
+    assert [r["id"] for r in responses] == [r["id"] for r in requests]
+    for request, response in zip(requests, responses, strict=True):
+        assert set(response) in ({"id", "output"}, {"id", "crash"}), response
+        if "output" in response:  # never another request's answer
+            assert response["output"] == {"echo": request["input"]}, (request, response)
+        elif faults[request["id"]] in (None, "duplicate"):
+            pytest.fail(f"{request['id']} did nothing wrong and got {response}")
+    assert survivors(pids) == []
