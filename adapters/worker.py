@@ -250,6 +250,12 @@ class _Worker:
         self.kill()
 
 
+def case_of(request_id: str) -> str:
+    """The case a request id belongs to: the harness numbers variants ``<case>#<n>``."""
+    head, sep, _ = request_id.rpartition("#")
+    return head if sep else request_id
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -434,11 +440,20 @@ class WorkerAdapter:
         self, requests: Sequence[Request], encoded: dict[str, bytes], responses: list[Response]
     ) -> None:
         """Append one response per request to ``responses``, in order."""
+        failed_case: str | None = None
         while len(responses) < len(requests):
             todo = requests[len(responses) :]
             if self.broken is not None:
                 responses.extend(crash(r["id"], self.broken) for r in todo)
                 break
+            if failed_case is not None and case_of(todo[0]["id"]) == failed_case:
+                # Another variant of the case that just hung or killed the worker: the
+                # case is already an error, so it is not run again (one timeout, not one
+                # per chunking).
+                message = f"not run: an earlier variant of {failed_case} failed"
+                responses.append(crash(todo[0]["id"], message))
+                continue
+
             if self._worker is not None and self._worker.alive():
                 self._check_idle_output(self._worker)
             if self._worker is None or not self._worker.alive():
@@ -454,7 +469,9 @@ class WorkerAdapter:
                     continue
                 if not first:
                     self.restarts += 1
-            self._run_on_worker(todo, encoded, responses)
+            blamed = self._run_on_worker(todo, encoded, responses)
+            if blamed is not None:
+                failed_case = case_of(blamed)
 
     def _failed(self, message: str) -> None:
         self._consecutive_failures += 1
@@ -488,8 +505,10 @@ class WorkerAdapter:
 
     def _run_on_worker(
         self, requests: Sequence[Request], encoded: dict[str, bytes], responses: list[Response]
-    ) -> None:
+    ) -> str | None:
         """Append answers for a prefix of ``requests``: all of them, or up to the first failure.
+
+        Returns the id of the case blamed for a failure, if one was.
 
         A failure (EOF, timeout, garbage, wrong id) kills the worker; the caller restarts
         it. The case in flight gets a crash response, unless the failure was a stray or
@@ -507,16 +526,17 @@ class WorkerAdapter:
                 worker.kill()
                 self._worker = None
                 self._failed(outcome.message)
+                self._busy = False
                 if outcome.blame:
                     detail = self._detail(worker, outcome.detail_head)
                     responses.append(crash(case_id, outcome.message, detail))
-                else:
-                    self._problem("stray-line", outcome.message, outcome.detail_head)
-                self._busy = False
-                return
+                    return case_id
+                self._problem("stray-line", outcome.message, outcome.detail_head)
+                return None
             self._consecutive_failures = 0
             responses.append(outcome)
         self._busy = False
+        return None
 
     def _next_response(
         self, worker: _Worker, case_id: str, index: int, batch_ids: dict[str, int]

@@ -131,6 +131,44 @@ def test_cli_run_with_a_wrapped_hanging_worker_ends_and_leaves_nothing(
     assert survivors(pids) == []
 
 
+def test_a_case_that_hangs_on_every_chunking_costs_one_timeout_and_only_that_case(
+    capsys: Any, write_vectors: Any, tmp_path: Path
+) -> None:
+    pids, results = tmp_path / "pids", tmp_path / "results.json"
+    path = write_vectors(vector_document(cases(4)))  # with the rechunk variant: ~10 requests a case
+    worker = worker_option(
+        "w", "--reference", "--hang-on", "sse-frames/case-1#*", "--pid-file", str(pids)
+    )
+    began = time.monotonic()
+    code, _, _ = within(
+        30,
+        lambda: cli(
+            capsys,
+            path,
+            "--platform",
+            "w",
+            "--worker",
+            worker,
+            "--case-timeout",
+            str(FAST),
+            "--format",
+            "json",
+            "--output",
+            str(results),
+        ),
+    )
+    assert time.monotonic() - began < 2 * FAST + 15
+    assert code == 1
+    doc = json.loads(results.read_text(encoding="utf-8"))
+    assert [r["status"] for r in doc["results"]] == ["pass", "error", "pass", "pass"]
+    assert (
+        doc["results"][1]["message"]
+        == f"w crashed: no response within {FAST} s for case sse-frames/case-1#0"
+    )
+    assert "broken" not in doc["summary"]["platforms"]["w"]
+    assert survivors(pids) == []
+
+
 # -- SIGINT and SIGTERM --------------------------------------------------------------
 
 

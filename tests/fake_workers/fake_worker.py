@@ -2,7 +2,7 @@
 
 Domains: ``echo`` (output ``{"echo": input}``) and ``fail`` (contract error
 ``fake_error``). Each ``--<fault>-on ID`` switch triggers when a request with
-that id arrives (``*`` matches every id):
+that id arrives (``PREFIX*`` matches ids starting with PREFIX, ``*`` every id):
 
   --crash-on ID        write "fake worker: dying on ID" to stderr, exit with --exit-code
   --raise-on ID        raise an uncaught exception (Python traceback on stderr, exit 1)
@@ -78,7 +78,12 @@ def hang() -> None:
 
 
 def hits(switch: str | None, case_id: str) -> bool:
-    return switch is not None and switch in ("*", case_id)
+    """``switch`` is an id, or a prefix ending in ``*`` (``*`` alone: every id)."""
+    if switch is None:
+        return False
+    if switch.endswith("*"):
+        return case_id.startswith(switch[:-1])
+    return switch == case_id
 
 
 def answer(message: dict) -> None:
