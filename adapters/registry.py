@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .protocol import Adapter
@@ -48,8 +48,16 @@ def factory_for(name: str) -> Callable[..., Adapter] | None:
     return factory
 
 
-def create(name: str, **options: Any) -> Adapter:
-    """Build the named platform's adapter, passing only the options its factory accepts."""
+def create(name: str, *, command: Sequence[str] | None = None, **options: Any) -> Adapter:
+    """Build the named platform's adapter, passing only the options its factory accepts.
+
+    With ``command``, the platform is a worker (``--worker NAME=COMMAND``): any
+    program speaking docs/protocol.md, started with that argv.
+    """
+    if command is not None:
+        from .worker import WorkerAdapter
+
+        return WorkerAdapter(name, command, timeout=options.get("timeout", 10.0))
     factory = factory_for(name)
     if factory is None:
         raise KeyError(name)

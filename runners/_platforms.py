@@ -41,16 +41,13 @@ def factories(
             continue
         if not registry.is_platform(name):
             raise UnknownPlatform(name, [*registry.platform_names(), *extra])
-        options = {"timeout": case_timeout, "in_process": in_process}
-        chosen.append((name, functools.partial(registry.create, name, **options)))
+        built_in = functools.partial(
+            registry.create, name, timeout=case_timeout, in_process=in_process
+        )
+        chosen.append((name, built_in))
     for name, command in extra.items():
-
-        def make(name: str = name, command: list[str] = command) -> Adapter:
-            from adapters.worker import WorkerAdapter
-
-            return WorkerAdapter(name, command, timeout=case_timeout)
-
-        chosen.append((name, make))
+        worker = functools.partial(registry.create, name, command=command, timeout=case_timeout)
+        chosen.append((name, worker))
     return chosen
 
 
