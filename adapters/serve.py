@@ -15,6 +15,7 @@ costs a few microseconds per case (bench/README.md).
 
 from __future__ import annotations
 
+import faulthandler
 import importlib
 import json
 import os
@@ -111,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 1:
         print("usage: python -m adapters.serve python|rust|module:factory", file=sys.stderr)
         return 2
+    # An abort or a segfault (in an extension, say) leaves a Python traceback on stderr,
+    # which the harness attaches to the case that caused it.
+    faulthandler.enable()
     # The protocol owns file descriptor 1; anything the implementation prints goes to stderr.
     protocol_out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)

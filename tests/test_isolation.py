@@ -118,6 +118,8 @@ def test_python_loop_abort_and_surrogate_each_fail_their_own_case(
         "broken-python crashed: worker exited with code -6 while running case "
         "mcp-normalization/aborts#0"
     )
+    assert "Fatal Python error: Aborted" in results["aborts"]["detail"]
+    assert "broken_python.py" in results["aborts"]["detail"]  # where it aborted
     surrogate = results["surrogate"]["message"]
     assert "output is not valid I-JSON: a lone surrogate in" in surrogate
     assert '"mcp__hanzo-test-surrogate__b\\ud800" at /name' in surrogate

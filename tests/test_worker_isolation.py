@@ -448,6 +448,28 @@ def test_a_start_failure_is_reported_once_with_the_worker_stderr(
     assert all("detail" not in r for r in doc["results"])
 
 
+def test_pytest_reports_a_start_failure_once_with_the_worker_stderr(
+    pytester: pytest.Pytester,
+) -> None:
+    (pytester.path / "vectors").mkdir()
+    (pytester.path / "vectors" / "sse-frames.json").write_text(
+        json.dumps(vector_document(cases(3), variants=[])), encoding="utf-8"
+    )
+    result = pytester.runpytest_subprocess(
+        "--platform",
+        "ghost",
+        "--worker",
+        "ghost=sh -c 'echo boom-on-stderr-$((40 + 2)) >&2; exit 3'",
+        "-p",
+        "no:cacheprovider",
+    )
+    result.assert_outcomes(failed=3)
+    text = result.stdout.str()
+    assert text.count("boom-on-stderr-42") == 1
+    assert "ghost: UNAVAILABLE: ghost did not start" in text
+    assert "Traceback" not in text
+
+
 def test_a_missing_worker_command_is_a_platform_unavailable(
     capsys: Any, write_vectors: Any
 ) -> None:

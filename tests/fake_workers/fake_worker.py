@@ -17,7 +17,7 @@ that id arrives (``PREFIX*`` matches ids starting with PREFIX, ``*`` every id):
   --no-flush-after-start  flush the handshake only
   --versions V,...     protocol versions spoken (default 1)
   --pid-file PATH      append "<pid> <session id>" when started (to check for survivors)
-  --hang-marker PATH   create this file when starting to hang
+  --hang-marker PATH   create this file a second after starting to hang
 
   --reference          also serve the vector domains, answered by the Python reference
                        (adapters.python_ref), so the fake can stand in for a real platform
@@ -73,6 +73,7 @@ def reference(request: dict) -> dict:
 
 def hang() -> None:
     if args.hang_marker:
+        time.sleep(1.0)  # time for the harness to take in the answers written before
         Path(args.hang_marker).touch()
     time.sleep(3600)
 
