@@ -124,6 +124,7 @@ class _Worker:
             pass
         finally:
             self.lines.put(_EOF)
+            _close(stdout)  # only this thread reads it; closed here, nobody waits on it
 
     def _drain_stderr(self) -> None:
         stderr = self.proc.stderr
@@ -137,6 +138,8 @@ class _Worker:
                         self._stderr_size -= len(self._stderr.popleft())
         except (OSError, ValueError):
             pass
+        finally:
+            _close(stderr)
 
     def stderr_text(self, *, settle: bool = False) -> str:
         """The most recent stderr (at most 64 KiB).
@@ -226,20 +229,15 @@ class _Worker:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=_EXIT_GRACE_S)
         _live.discard(self)
-        # A process that left the group may still hold the pipes: join briefly, and close
-        # a stream only once its thread is done with it (closing a stream another thread
-        # is reading or writing waits for that thread).
-        for thread, stream in (
-            (self._writer, self.proc.stdin),
-            (self._reader, self.proc.stdout),
-            (self._drainer, self.proc.stderr),
-        ):
+        # A process that left the group may still hold the pipes: wait only briefly. The
+        # reader threads close their own streams at end of file; stdin is closed here
+        # once no writer thread holds it (closing would wait for that thread).
+        for thread in (self._writer, self._reader, self._drainer):
             if thread is not None:
                 thread.join(timeout=_EXIT_GRACE_S)
-            if thread is None or not thread.is_alive():
-                if stream is self.proc.stdin and self._stdin_closed:
-                    continue
-                _close(stream)
+        if not self._stdin_closed and not self.writing():
+            self._stdin_closed = True
+            _close(self.proc.stdin)
 
     def stop(self) -> None:
         """Polite stop (stop command, close stdin, short wait), then kill the group."""

@@ -9,6 +9,7 @@ without ``exec`` (the shell stays as the worker's parent, as with ``npm run`` or
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import signal
 import subprocess
@@ -95,6 +96,26 @@ def test_a_wrapped_worker_that_hangs_at_start_is_killed_with_its_wrapper(tmp_pat
     ):
         within(10, adapter.start)
     assert survivors(pids) == []
+
+
+def test_a_process_that_escaped_the_group_and_holds_the_pipes_does_not_wedge_the_harness(
+    tmp_path: Path,
+) -> None:
+    """A grandchild in a session of its own survives the group kill with stdout open:
+    the harness abandons the pipe instead of waiting for it."""
+    escaped = tmp_path / "escaped.pid"
+    fake = shlex.join([sys.executable, str(FAKE), "--hang-on", "c1"])
+    daemon = f"setsid sh -c 'echo $$ > {shlex.quote(str(escaped))}; exec sleep 60' &"
+    adapter = WorkerAdapter("w", ["sh", "-c", f"{daemon} {fake}; true"], timeout=FAST)
+    try:
+        adapter.start()
+        responses = within(FAST + 10, lambda: adapter.run(batch()))
+        within(10, adapter.stop)
+    finally:
+        if escaped.exists():
+            os.kill(int(escaped.read_text()), signal.SIGKILL)
+    assert responses[1]["crash"]["message"] == f"no response within {FAST} s for case c1"  # type: ignore[typeddict-item]
+    assert "output" in responses[3]
 
 
 def test_the_harness_exiting_kills_worker_groups(tmp_path: Path) -> None:
