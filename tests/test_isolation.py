@@ -235,3 +235,22 @@ def test_rust_loop_and_abort_each_fail_their_own_case(
         "mcp-normalization/aborts#0"
     )
     assert survivors(pids) == []
+
+
+def test_a_served_rust_without_its_extension_is_unavailable_once_with_the_hint(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    from adapters import served
+    from adapters.protocol import PlatformUnavailable
+
+    # A module of that name that cannot be imported, ahead of the real extension.
+    (tmp_path / "hanzo_conformance_rust.py").write_text("raise ImportError('not built here')\n")
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])
+    )
+    adapter = served.rust(timeout=TIMEOUT)
+    with pytest.raises(PlatformUnavailable) as info:
+        within(30, adapter.start)
+    assert "exited with code 1 before completing the handshake" in info.value.message
+    assert "not built here" in info.value.detail
+    assert "pip install ./adapters/rust_pyo3" in info.value.detail
