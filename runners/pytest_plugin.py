@@ -33,7 +33,9 @@ class PlatformPool:
 
     def __init__(self, config: pytest.Config) -> None:
         opt = config.option
-        self.chosen = dict(factories(opt.hc_platforms, opt.hc_workers, opt.hc_case_timeout))
+        self.chosen = dict(
+            factories(opt.hc_platforms, opt.hc_workers, opt.hc_case_timeout, opt.hc_in_process)
+        )
         self.started: dict[str, StartedPlatform] = {}
 
     def get(self, name: str) -> StartedPlatform:
@@ -85,6 +87,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="hc_case_timeout",
         metavar="SECONDS",
         help="per-case timeout for worker platforms",
+    )
+    _in_process_option(group)
+
+
+def _in_process_option(group: pytest.OptionGroup) -> None:
+    group.addoption(
+        "--in-process",
+        action="store_true",
+        default=False,
+        dest="hc_in_process",
+        help="run python and rust inside the test process, for debugging (no timeout or crash "
+        "isolation; same as HANZO_CONFORMANCE_IN_PROCESS=1)",
     )
 
 

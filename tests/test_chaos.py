@@ -6,17 +6,22 @@ bounded time; no process survives.
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+from conftest import hello_case, vector_document
 from fake_workers.chaos_worker import fault
 from processes import survivors, within
 
 from adapters.protocol import Request
 from adapters.worker import WorkerAdapter
+from runners._cli import main
+from runners._schemas import results_validator
 
 CHAOS = Path(__file__).resolve().parent / "fake_workers" / "chaos_worker.py"
 TIMEOUT = 0.3
@@ -56,4 +61,23 @@ def test_every_request_gets_exactly_its_own_outcome(tmp_path: Path, seed: str, w
             assert response["output"] == {"echo": request["input"]}, (request, response)
         elif faults[request["id"]] in (None, "duplicate"):
             pytest.fail(f"{request['id']} did nothing wrong and got {response}")
+    assert survivors(pids) == []
+
+
+def test_through_the_cli_every_case_ends_with_exactly_one_outcome(
+    capsys: pytest.CaptureFixture[str], write_vectors: Any, tmp_path: Path
+) -> None:
+    pids, results = tmp_path / "pids", tmp_path / "results.json"
+    ids = [f"case-{i}" for i in range(12)]
+    path = write_vectors(vector_document([hello_case(id=i) for i in ids]))  # with rechunking
+    worker = "chaos=" + shlex.join([sys.executable, str(CHAOS), "7", str(pids)])
+    argv = ["run", "--no-default-vectors", "--vectors", str(path), "--platform", "chaos"]
+    argv += ["--worker", worker, "--case-timeout", str(TIMEOUT), "--format", "json"]
+    code = within(120, lambda: main([*argv, "--output", str(results)]))
+    capsys.readouterr()
+    assert code == 1
+    doc = json.loads(results.read_text(encoding="utf-8"))
+    results_validator().validate(doc)
+    assert [r["case"] for r in doc["results"]] == ids
+    assert {r["status"] for r in doc["results"]} <= {"fail", "error"}
     assert survivors(pids) == []

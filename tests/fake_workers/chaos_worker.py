@@ -2,8 +2,10 @@
 
     chaos_worker.py SEED PID_FILE
 
-Domain ``echo`` only. Each request's fault is a function of SEED and its id, so a
-run is reproducible and a request sent again after a restart misbehaves again:
+Domains ``echo`` and ``sse-frames``, both answered ``{"echo": input}`` (so in a
+real run every case it answers fails, and every case it breaks errors). Each
+request's fault is a function of SEED and its id, so a run is reproducible and a
+request sent again after a restart misbehaves again:
 
   crash      exit 3 without answering
   hang       stop answering
@@ -51,7 +53,7 @@ def main() -> None:
                 "name": "chaos",
                 "version": seed,
                 "language": "python",
-                "domains": ["echo"],
+                "domains": ["echo", "sse-frames"],
             }
             write({"ok": True, "implementation": implementation})
             continue
