@@ -231,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=DEFAULT_CASE_TIMEOUT,
         metavar="SECONDS",
-        help=f"per-case timeout for worker platforms (default {DEFAULT_CASE_TIMEOUT})",
+        help=f"per-case timeout, all but --in-process platforms (default {DEFAULT_CASE_TIMEOUT})",
     )
     _in_process_option(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -268,6 +268,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (HarnessError, ValueError) as e:
         print(f"hanzo-conformance: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # before or after a run (a run handles its own signals)
+        print("hanzo-conformance: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -86,7 +86,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=DEFAULT_CASE_TIMEOUT,
         dest="hc_case_timeout",
         metavar="SECONDS",
-        help="per-case timeout for worker platforms",
+        help="per-case timeout, every platform but --in-process ones",
     )
     _in_process_option(group)
 
