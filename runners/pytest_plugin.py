@@ -9,6 +9,8 @@ A vector file is any ``*.json`` in a folder named ``vectors`` or under a
 
 from __future__ import annotations
 
+import signal
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -102,8 +104,24 @@ def _in_process_option(group: pytest.OptionGroup) -> None:
     )
 
 
+def _interrupt(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def _restore_sigterm() -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_POOL] = PlatformPool(config)
+    # Workers run in sessions of their own, so a SIGTERM to pytest's process group does not
+    # reach them: let SIGTERM end the session like Ctrl-C, which stops them (unconfigure).
+    if (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    ):
+        signal.signal(signal.SIGTERM, _interrupt)
+        config.add_cleanup(_restore_sigterm)
     # --vectors paths are collected like paths given on the command line.
     config.args.extend(str(Path(p)) for p in config.option.hc_vectors)
 

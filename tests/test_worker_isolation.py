@@ -253,6 +253,55 @@ def test_a_signal_stops_workers_and_reports_what_finished(
     assert survivors(pids) == []
 
 
+def test_sigterm_to_pytest_stops_its_workers(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    pids, marker = tmp_path / "pids", tmp_path / "hanging"
+    (pytester.path / "vectors").mkdir()
+    (pytester.path / "vectors" / "sse-frames.json").write_text(
+        json.dumps(vector_document(cases(3), variants=[])), encoding="utf-8"
+    )
+    worker = worker_option(
+        "w",
+        "--reference",
+        "--hang-on",
+        "sse-frames/case-1#0",
+        "--hang-marker",
+        str(marker),
+        "--pid-file",
+        str(pids),
+    )
+    session = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "--platform",
+            "w",
+            "--worker",
+            worker,
+            "--case-timeout",
+            "60",
+        ],
+        cwd=pytester.path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not marker.exists():
+            assert time.monotonic() < deadline and session.poll() is None, session.communicate()
+            time.sleep(0.05)
+        session.send_signal(signal.SIGTERM)
+        out, _ = session.communicate(timeout=20)
+    finally:
+        if session.poll() is None:
+            session.kill()
+    assert "KeyboardInterrupt" in out and "1 passed" in out, out
+    assert survivors(pids) == []
+
+
 # -- a worker that fails every case: the cutoff ------------------------------------------
 
 
