@@ -13,10 +13,11 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
+
+from runners._resources import project_dir
 
 from .protocol import PROTOCOL_VERSION, Request
 
@@ -29,7 +30,7 @@ __all__ = [
     "problem",
 ]
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas" / "protocol"
+SCHEMA_DIR = project_dir("schemas") / "protocol"
 MESSAGES = ("start", "started", "run", "response", "stop")
 
 _CODE = re.compile(r"[a-z][a-z0-9_]*")
@@ -64,6 +65,10 @@ def plainly_valid_response(answer: Any) -> bool:
             and _CODE.fullmatch(error["code"]) is not None
             and type(error.get("message")) is str
         )
+    skip = answer.get("skip")
+    if skip is not None:
+        reason = skip.get("reason") if type(skip) is dict and len(skip) == 1 else None
+        return type(reason) is str and reason != ""
     body = answer.get("crash")
     return (
         type(body) is dict

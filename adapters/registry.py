@@ -48,19 +48,27 @@ def factory_for(name: str) -> Callable[..., Adapter] | None:
     return factory
 
 
-def create(name: str, *, command: Sequence[str] | None = None, **options: Any) -> Adapter:
-    """Build the named platform's adapter, passing only the options its factory accepts.
+def worker_factory(name: str, command: Sequence[str]) -> Callable[..., Adapter]:
+    """The factory of an out-of-process platform speaking docs/protocol.md (``--worker``)."""
 
-    With ``command``, the platform is a worker (``--worker NAME=COMMAND``): any
-    program speaking docs/protocol.md, started with that argv.
-    """
-    if command is not None:
+    def create_worker(*, timeout: float = 10.0) -> Adapter:
         from .worker import WorkerAdapter
 
-        return WorkerAdapter(name, command, timeout=options.get("timeout", 10.0))
+        return WorkerAdapter(name, list(command), timeout=timeout)
+
+    return create_worker
+
+
+def create(name: str, **options: Any) -> Adapter:
+    """Build the named platform's adapter, passing only the options its factory accepts."""
     factory = factory_for(name)
     if factory is None:
         raise KeyError(name)
+    return build(factory, **options)
+
+
+def build(factory: Callable[..., Adapter], **options: Any) -> Adapter:
+    """Call ``factory`` with the options it accepts: the one way adapters are constructed."""
     params = inspect.signature(factory).parameters
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     accepted = {k: v for k, v in options.items() if takes_any or k in params}

@@ -25,7 +25,7 @@ from typing import IO, Any
 
 from .protocol import PROTOCOL_VERSION, Adapter, PlatformUnavailable, Response, crash
 
-IN_PROCESS_FACTORIES = {"python": "adapters.python_ref:create", "rust": "adapters.rust:create"}
+IN_PROCESS_FACTORIES = {"python": "adapters.python:create", "rust": "adapters.rust:create"}
 
 
 def load_adapter(spec: str) -> Adapter:

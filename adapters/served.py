@@ -35,7 +35,7 @@ def served(name: str, spec: str, *, timeout: float = 10.0) -> WorkerAdapter:
 
 def python(*, timeout: float = 10.0, in_process: bool = False) -> Adapter:
     if _in_process(in_process):
-        from .python_ref import PythonAdapter
+        from .python import PythonAdapter
 
         return PythonAdapter()
     return served("python", "python", timeout=timeout)

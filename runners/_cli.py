@@ -18,8 +18,9 @@ from adapters.served import IN_PROCESS_ENV
 from ._format import canonical
 from ._outcomes import Outcome
 from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, stop_all
-from ._report import case_inputs, document, render_text
+from ._report import document, render_text
 from ._run import StartedPlatform, in_matrix_order, iter_matrix, not_run, start_platform
+from ._schemas import extra_schema_dirs
 from ._vectors import VECTORS_DIR, VectorFile, load_vectors, vector_paths
 from .exceptions import HarnessError, VectorFileError
 
@@ -148,12 +149,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.format == "json":
             text = json.dumps(doc, indent=2, ensure_ascii=False)
         else:
-            text = render_text(doc, case_inputs(files), max_problems=args.max_problems)
+            text = render_text(doc, max_problems=args.max_problems)
         if args.output:
             # backslashreplace: a lone surrogate left in a message becomes a JSON \u escape.
             Path(args.output).write_text(text + "\n", encoding="utf-8", errors="backslashreplace")
             if args.format == "json":
-                print(render_text(doc, case_inputs(files), max_problems=args.max_problems))
+                print(render_text(doc, max_problems=args.max_problems))
         else:
             print(text)
         sys.stdout.flush()
@@ -177,6 +178,17 @@ def _in_process_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+def schema_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--schemas",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="look for <domain>.schema.json here before schemas/ (repeatable)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hanzo-conformance", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -197,6 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--domain", action="append", default=[], help="only this domain (repeatable)"
         )
+        schema_options(p)
 
     p = sub.add_parser("validate", help="check every vector file against schemas/")
     vector_options(p)
@@ -258,7 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     with contextlib.suppress(AttributeError, ValueError):
         sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     try:
-        code: int = args.func(args)
+        with extra_schema_dirs(getattr(args, "schemas", [])):
+            code: int = args.func(args)
         return code
     except VectorFileError as e:
         print(f"hanzo-conformance: invalid vectors ({len(e.problems)} problems):", file=sys.stderr)

@@ -43,6 +43,7 @@ class Outcome:
     message: str | None = None
     detail: str | None = None
     variant: str | None = field(default=None)  # for an error: the chunking it happened on
+    input: Any = MISSING  # the case's input, for reports
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -52,6 +53,8 @@ class Outcome:
             "platform": self.platform,
             "status": self.status,
         }
+        if self.input is not MISSING and self.status in ("fail", "error"):
+            out["input"] = self.input
         if self.actual is not MISSING:
             out["actual"] = self.actual
         out["diff"] = [d.to_json() for d in self.diff]
@@ -154,6 +157,19 @@ def judge(
     for variant, response in responses:
         if variant is None:
             actual = _actual(response)
+        if "skip" in response:
+            # The platform says the case does not apply to it (protocol `skip`).
+            name = f" (chunking {variant})" if variant else ""
+            reason = response["skip"].get("reason", "")
+            return Outcome(
+                case.domain,
+                case.id,
+                case.content_hash(),
+                platform,
+                "skip",
+                message=f"not applicable to {platform}{name}: {reason}",
+                variant=variant,
+            )
         if "crash" in response:
             body = response["crash"]
             name = f" (chunking {variant})" if variant else ""
@@ -167,6 +183,7 @@ def judge(
                 message=f"{platform} crashed{name}: {body.get('message', '')}",
                 detail=body.get("detail") or None,
                 variant=variant,
+                input=case.input,
             )
         trouble = not_i_json(response)
         if trouble is not None:
@@ -193,4 +210,5 @@ def judge(
         actual,
         tuple(differences),
         tuple(violations),
+        input=case.input,
     )

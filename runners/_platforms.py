@@ -46,8 +46,8 @@ def factories(
         )
         chosen.append((name, built_in))
     for name, command in extra.items():
-        worker = functools.partial(registry.create, name, command=command, timeout=case_timeout)
-        chosen.append((name, worker))
+        factory = registry.worker_factory(name, command)
+        chosen.append((name, functools.partial(registry.build, factory, timeout=case_timeout)))
     return chosen
 
 

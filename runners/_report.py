@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 STATUSES = ("pass", "fail", "error", "skip", "not_run")
@@ -161,11 +161,7 @@ def _render_platform(name: str, info: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def render_text(
-    doc: Mapping[str, Any],
-    inputs: Mapping[tuple[str, str], Any] | None = None,
-    max_problems: int = 50,
-) -> str:
+def render_text(doc: Mapping[str, Any], max_problems: int = 50) -> str:
     summary = doc["summary"]
     shared_messages = _platform_messages(summary)
     shared: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
@@ -180,7 +176,7 @@ def render_text(
             problems.append(r)
     parts = [_render_shared(p, m, rs) for (p, m), rs in shared.items()]
     for r in problems[:max_problems]:
-        parts.append(render_problem(r, (inputs or {}).get((r["domain"], r["case"]))))
+        parts.append(render_problem(r, r.get("input")))
     if len(problems) > max_problems:
         parts.append(f"… {len(problems) - max_problems} more problems (see --format json)")
     parts.append(render_table(doc))
@@ -197,7 +193,3 @@ def render_text(
         + (f", {unfinished} not run" if unfinished else "")
     )
     return "\n\n".join(parts)
-
-
-def case_inputs(files: Iterable[Any]) -> dict[tuple[str, str], Any]:
-    return {(vf.domain, c.id): c.input for vf in files for c in vf.cases}

@@ -6,9 +6,17 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from adapters.protocol import Adapter, Implementation, PlatformUnavailable, Request, Response
+from adapters.protocol import (
+    Adapter,
+    Implementation,
+    PlatformUnavailable,
+    Request,
+    Response,
+    crash,
+)
 
 from ._outcomes import Outcome, judge
+from ._schemas import input_problem
 from ._variants import expand
 from ._vectors import Case, VectorFile
 
@@ -62,7 +70,15 @@ def run_cases(
     if platform.implementation is None or platform.adapter is None:
         return [
             # The failure and its stderr are reported once, with the platform.
-            Outcome(c.domain, c.id, c.content_hash(), name, "error", message=platform.failure)
+            Outcome(
+                c.domain,
+                c.id,
+                c.content_hash(),
+                name,
+                "error",
+                message=platform.failure,
+                input=c.input,
+            )
             for c in cases
         ]
     if vector_file.domain not in platform.implementation.domains:
@@ -73,6 +89,7 @@ def run_cases(
 
     plan: list[tuple[Case, list[tuple[str | None, Request]]]] = []
     batch: list[Request] = []
+    refused: dict[str, Response] = {}
     for case in cases:
         entries = []
         for index, (variant, case_input) in enumerate(expand(case.input, vector_file.variants)):
@@ -82,13 +99,20 @@ def run_cases(
                 "input": case_input,
             }
             entries.append((variant, request))
-            batch.append(request)
+            # The case's own input was checked when its file was loaded; a variant's here.
+            problem = None if variant is None else input_problem(case.domain, case_input)
+            if problem is None:
+                batch.append(request)
+            else:
+                message = f"not sent: the input does not match $defs.input at {problem}"
+                refused[request["id"]] = crash(request["id"], message)
         plan.append((case, entries))
 
     try:
-        responses = _run_batch(platform.adapter, name, batch)
+        responses = _run_batch(platform.adapter, name, batch) | refused
     except BaseException as exc:  # interrupted (a signal): keep the cases fully answered
         by_id: dict[str, Response] = {r["id"]: r for r in getattr(exc, "answered", [])}
+        by_id |= refused
         exc.outcomes = [  # type: ignore[attr-defined]
             judge(case, name, [(v, by_id[r["id"]]) for v, r in entries], vector_file.comparison)
             for case, entries in plan
@@ -123,7 +147,7 @@ def _run_batch(adapter: Adapter, name: str, batch: list[Request]) -> dict[str, R
                 "id": request["id"],
                 "crash": {"message": message, "detail": detail},
             }
-        elif not any(k in by_id[request["id"]] for k in ("output", "error", "crash")):
+        elif not any(k in by_id[request["id"]] for k in ("output", "error", "crash", "skip")):
             bad = by_id[request["id"]]
             by_id[request["id"]] = {
                 "id": request["id"],
@@ -151,7 +175,13 @@ def not_run(
     seen = {(o.domain, o.case, o.platform) for o in done}
     return [
         Outcome(
-            c.domain, c.id, c.content_hash(), p.name, "not_run", message="the run was interrupted"
+            c.domain,
+            c.id,
+            c.content_hash(),
+            p.name,
+            "not_run",
+            message="the run was interrupted",
+            input=c.input,
         )
         for p in platforms
         for vf in files

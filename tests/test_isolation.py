@@ -41,13 +41,14 @@ def mcp_case(case_id: str, server: str) -> dict[str, Any]:
         "id": case_id,
         "description": f"Normalizes server {server!r} (a trigger of the test doubles).",
         "tags": ["isolation"],
-        "source": "tests/test_isolation.py",
+        "source": {"kind": "derived", "ref": "tests/test_isolation.py"},
         "clauses": ["MCP-1"],
         "input": {"op": "normalize", "server": server, "tool": "b"},
         "expected": {"name": f"mcp__{server}__b"},
     }
 
 
+TAGS = {"isolation": "inputs that trigger the deliberately broken test doubles"}
 CASES = [
     mcp_case("before", "a"),
     mcp_case("loops", "hanzo-test-loop"),
@@ -66,7 +67,7 @@ def supervised(name: str, spec: str, pids: Path) -> WorkerAdapter:
 
 @pytest.fixture
 def vectors(write_vectors: Any) -> Path:
-    doc = vector_document(CASES, domain="mcp-normalization", variants=[])
+    doc = vector_document(CASES, domain="mcp-normalization", variants=[], tags=TAGS)
     return write_vectors(doc, name="mcp-normalization.json")
 
 
@@ -130,7 +131,7 @@ def test_python_loop_abort_and_surrogate_each_fail_their_own_case(
 def test_in_process_a_lone_surrogate_fails_its_case_in_text_and_json(
     capsys: Any, write_vectors: Any, tmp_path: Path
 ) -> None:
-    doc = vector_document([CASES[0], CASES[3]], domain="mcp-normalization", variants=[])
+    doc = vector_document([CASES[0], CASES[3]], domain="mcp-normalization", variants=[], tags=TAGS)
     path = write_vectors(doc, name="mcp-normalization.json")
     register_platform("broken-python", BrokenPython)
     try:
@@ -162,7 +163,7 @@ def test_in_process_a_lone_surrogate_fails_its_case_in_text_and_json(
 
 def test_the_in_process_switch_runs_python_and_rust_inside_the_harness() -> None:
     from adapters import served
-    from adapters.python_ref import PythonAdapter
+    from adapters.python import PythonAdapter
     from adapters.rust import RustAdapter
 
     assert isinstance(served.python(in_process=True), PythonAdapter)
@@ -185,7 +186,7 @@ def rust_doubles(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             "build",
             "--quiet",
             "-p",
-            "hanzo-conformance-rust",
+            "hanzo-conformance-py",
             "--features",
             "test-doubles",
             "--target-dir",
@@ -253,4 +254,4 @@ def test_a_served_rust_without_its_extension_is_unavailable_once_with_the_hint(
         within(30, adapter.start)
     assert "exited with code 1 before completing the handshake" in info.value.message
     assert "not built here" in info.value.detail
-    assert "pip install ./adapters/rust_pyo3" in info.value.detail
+    assert "pip install ./impl_rust/hanzo-conformance-py" in info.value.detail

@@ -453,13 +453,14 @@ def test_cli_reports_a_duplicate_in_the_report_and_the_json_results(
         "id": "rfc7636-appendix-b",
         "description": "RFC 7636's worked example.",
         "tags": ["rfc"],
-        "source": "RFC 7636 Appendix B",
+        "source": {"kind": "rfc", "ref": "RFC 7636 Appendix B"},
         "clauses": ["PKCE-1"],
         "input": {"verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"},
         "expected": {"challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"},
     }
     write_vectors(
-        vector_document([pkce_case], domain="oauth-pkce", variants=[]), name="oauth-pkce.json"
+        vector_document([pkce_case], domain="oauth-pkce", variants=[], tags={"rfc": "from an RFC"}),
+        name="oauth-pkce.json",
     )
     results = tmp_path / "results.json"
     # The last case of the first batch (oauth-pkce sorts first) is answered twice.
@@ -583,7 +584,7 @@ def test_start_failures_of_the_built_in_platforms_are_platform_unavailable(
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_extension)
-    with pytest.raises(PlatformUnavailable, match=r"pip install \./adapters/rust_pyo3"):
+    with pytest.raises(PlatformUnavailable, match=r"pip install \./impl_rust/hanzo-conformance-py"):
         RustAdapter().start()
 
 

@@ -15,7 +15,7 @@ import os
 from typing import Any
 
 from adapters.protocol import Implementation
-from adapters.python_ref import PythonAdapter
+from adapters.python import PythonAdapter
 
 
 class BrokenPython(PythonAdapter):

@@ -11,6 +11,8 @@ that id arrives (``PREFIX*`` matches ids starting with PREFIX, ``*`` every id):
   --wrong-id-on ID     answer with another case's id
   --bad-shape-on ID    answer with the right id but a response the schema rejects
   --duplicate-on ID    answer twice
+  --skip-on ID         answer skip ("not applicable") with a reason
+  --domains D,...      domains it claims in the handshake (default echo,fail)
   --exit-after N       exit 0 after answering N requests
   --no-handshake       never answer start
   --no-flush           never flush stdout (answers sit in the buffer until exit)
@@ -20,7 +22,7 @@ that id arrives (``PREFIX*`` matches ids starting with PREFIX, ``*`` every id):
   --hang-marker PATH   create this file a second after starting to hang
 
   --reference          also serve the vector domains, answered by the Python reference
-                       (adapters.python_ref), so the fake can stand in for a real platform
+                       (adapters.python), so the fake can stand in for a real platform
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import time
 from pathlib import Path
 
 parser = argparse.ArgumentParser()
-for fault in ("crash", "raise", "hang", "garbage", "wrong-id", "bad-shape", "duplicate"):
+for fault in ("crash", "raise", "hang", "garbage", "wrong-id", "bad-shape", "skip", "duplicate"):
     parser.add_argument(f"--{fault}-on", default=None)
 parser.add_argument("--reference", action="store_true")
 parser.add_argument("--no-flush", action="store_true")
@@ -45,6 +47,7 @@ parser.add_argument("--exit-code", type=int, default=3)
 parser.add_argument("--exit-after", type=int, default=None)
 parser.add_argument("--no-handshake", action="store_true")
 parser.add_argument("--versions", default="1")
+parser.add_argument("--domains", default="echo,fail")
 args = parser.parse_args()
 versions = [int(v) for v in args.versions.split(",")]
 if args.no_flush or args.no_flush_after_start:
@@ -57,13 +60,13 @@ if args.pid_file:
 
 
 def reference_domains() -> list[str]:
-    from adapters.python_ref import PythonAdapter
+    from adapters.python import PythonAdapter
 
     return sorted(PythonAdapter().start().domains)
 
 
 def reference(request: dict) -> dict:
-    from adapters.python_ref import PythonAdapter
+    from adapters.python import PythonAdapter
 
     adapter = PythonAdapter()
     adapter.start()
@@ -116,7 +119,10 @@ for line in sys.stdin:
                     "name": "fake",
                     "version": "0.0.0",
                     "language": "python",
-                    "domains": ["echo", "fail", *(reference_domains() if args.reference else [])],
+                    "domains": [
+                        *args.domains.split(","),
+                        *(reference_domains() if args.reference else []),
+                    ],
                 },
             }
         )
@@ -143,12 +149,15 @@ for line in sys.stdin:
     if hits(args.bad_shape_on, case_id):
         answer({"id": case_id, "output": 1, "error": {"code": "x", "message": ""}})
         continue
+    if hits(args.skip_on, case_id):
+        answer({"id": case_id, "skip": {"reason": "this fake supports no such input"}})
+        continue
     if request["domain"] == "fail":
         response = {"id": case_id, "error": {"code": "fake_error", "message": "as requested"}}
-    elif request["domain"] == "echo":
-        response = {"id": case_id, "output": {"echo": request["input"]}}
-    else:
+    elif args.reference and request["domain"] not in ("echo", "fail"):
         response = reference(request)
+    else:
+        response = {"id": case_id, "output": {"echo": request["input"]}}
     answer(response)
     if hits(args.duplicate_on, case_id):
         answer(response)
