@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
 import sys
+import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from jsonschema.exceptions import best_match
 
+from adapters.served import IN_PROCESS_ENV
+
 from ._format import canonical
-from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, start_all, stop_all
+from ._outcomes import Outcome
+from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, stop_all
 from ._report import document, render_text
-from ._run import run_matrix
+from ._run import StartedPlatform, in_matrix_order, iter_matrix, not_run, start_platform
 from ._schemas import extra_schema_dirs, pointer, results_validator
 from ._vectors import VECTORS_DIR, VectorFile, load_vectors, vector_paths
 from .exceptions import HarnessError, VectorFileError
@@ -83,27 +89,84 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived during a run; ``code`` is the exit status (128 + signal)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.code = 128 + signum
+
+
+def _raise_interrupted(signum: int, _frame: object) -> None:
+    raise Interrupted(signum)
+
+
+@contextlib.contextmanager
+def _signals(handler: Any) -> Iterator[None]:
+    """SIGINT and SIGTERM go to ``handler`` inside the block (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def _run_interruptibly(
+    files: list[VectorFile], chosen: Sequence[tuple[str, Any]]
+) -> tuple[list[Outcome], list[StartedPlatform], int | None]:
+    """Run the matrix; on SIGINT/SIGTERM stop the workers and keep what finished.
+
+    Returns the outcomes (unfinished cases as ``not_run``), the platforms, and the
+    exit status the signal asks for (130, 143) or None.
+    """
+    outcomes: list[Outcome] = []
+    platforms: list[StartedPlatform] = []
+    interrupted: int | None = None
+    with _signals(_raise_interrupted):
+        try:
+            for name, factory in chosen:
+                platforms.append(start_platform(name, factory))
+            outcomes.extend(iter_matrix(files, platforms))
+        except Interrupted as e:
+            interrupted = e.code
+            outcomes.extend(getattr(e, "outcomes", []))  # the cut batch's finished cases
+        finally:
+            with _signals(signal.SIG_IGN):  # stopping and reporting are not interrupted again
+                stop_all(platforms)
+    if interrupted is not None:
+        outcomes.extend(not_run(files, platforms, outcomes))
+    return in_matrix_order(outcomes, files, platforms), platforms, interrupted
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     files = _load(args)
-    platforms = start_all(factories(args.platform, args.worker, args.case_timeout))
-    try:
-        outcomes = run_matrix(files, platforms)
-    finally:
-        stop_all(platforms)
+    chosen = factories(args.platform, args.worker, args.case_timeout, args.in_process)
+    outcomes, platforms, interrupted = _run_interruptibly(files, chosen)
     doc = document([o.to_json() for o in outcomes], {p.name: describe(p) for p in platforms})
-    if args.format == "json":
-        text = json.dumps(doc, indent=2, ensure_ascii=False)
-    else:
-        text = render_text(doc, max_problems=args.max_problems)
-    if args.output:
-        try:
-            Path(args.output).write_text(text + "\n", encoding="utf-8")
-        except OSError as e:
-            raise HarnessError(f"cannot write --output {args.output}: {e.strerror or e}") from e
+    with _signals(signal.SIG_IGN):
         if args.format == "json":
-            print(render_text(doc, max_problems=args.max_problems))
-    else:
-        print(text)
+            text = json.dumps(doc, indent=2, ensure_ascii=False)
+        else:
+            text = render_text(doc, max_problems=args.max_problems)
+        if args.output:
+            # backslashreplace: a lone surrogate left in a message becomes a JSON \u escape.
+            try:
+                Path(args.output).write_text(
+                    text + "\n", encoding="utf-8", errors="backslashreplace"
+                )
+            except OSError as e:
+                raise HarnessError(f"cannot write --output {args.output}: {e.strerror or e}") from e
+            if args.format == "json":
+                print(render_text(doc, max_problems=args.max_problems))
+        else:
+            print(text)
+        sys.stdout.flush()
+    if interrupted is not None:
+        return interrupted
     return 1 if doc["summary"]["diverged"] else 0
 
 
@@ -127,6 +190,15 @@ def cmd_report(args: argparse.Namespace) -> int:
     doc = _read_results(Path(args.results))
     print(render_text(doc, max_problems=args.max_problems))
     return 1 if doc["summary"]["diverged"] else 0
+
+
+def _in_process_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--in-process",
+        action="store_true",
+        help=f"run python and rust inside the harness, for debugging (no timeout or crash "
+        f"isolation; same as {IN_PROCESS_ENV}=1)",
+    )
 
 
 def schema_options(p: argparse.ArgumentParser) -> None:
@@ -195,8 +267,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=DEFAULT_CASE_TIMEOUT,
         metavar="SECONDS",
-        help=f"per-case timeout for worker platforms (default {DEFAULT_CASE_TIMEOUT})",
+        help=f"per-case timeout, all but --in-process platforms (default {DEFAULT_CASE_TIMEOUT})",
     )
+    _in_process_option(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument(
         "--output",
@@ -217,6 +290,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # A lone surrogate in a message must not turn a finished run into an encoding error.
+    with contextlib.suppress(AttributeError, ValueError):
+        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     try:
         with extra_schema_dirs(getattr(args, "schemas", [])):
             code: int = args.func(args)
@@ -229,6 +305,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (HarnessError, ValueError) as e:
         print(f"hanzo-conformance: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # before or after a run (a run handles its own signals)
+        print("hanzo-conformance: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
