@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { HanzoError } from "../src/errors.js";
-import { loadConfigWithWarnings } from "../src/config.js";
+import { loadConfigWithWarnings, permissionRules, policyFromConfig } from "../src/config.js";
 
 /**
  * @param {string} path
@@ -59,7 +59,8 @@ export function run(input) {
     place(join(root, ".hanzo", "settings.local.json"), files.local);
     const projectRoot = input.project_root === false ? null : root;
     const { config, warnings } = loadConfigWithWarnings(projectRoot, { env });
-    return {
+    /** @type {Record<string, unknown>} */
+    const out = {
       config: {
         api_key: config.api_key,
         model: config.model,
@@ -71,9 +72,26 @@ export function run(input) {
         permissions: mapValues(config.permissions, (v) => v),
         custom_instructions: config.custom_instructions,
         oauth_credentials: config.oauth_credentials,
+        hooks: config.hooks.map((h) => ({
+          event: h.event,
+          command: h.command,
+          tool_pattern: h.tool_pattern,
+          timeout_ms: h.timeout_ms,
+        })),
+        input_mode: config.input_mode,
       },
+      policy: permissionRules(config).map((r) => ({ tool_pattern: r.toolPattern, mode: r.mode })),
       warnings: warnings.map((w) => (w.key === undefined ? { code: w.code, tier: w.tier } : { code: w.code, tier: w.tier, key: w.key })),
     };
+    if (input.evaluate !== undefined) {
+      const names = input.evaluate;
+      if (!Array.isArray(names) || !names.every((n) => typeof n === "string")) {
+        throw new HanzoError("bad_input", "input.evaluate must be a list of strings");
+      }
+      const policy = policyFromConfig(config);
+      out.evaluations = names.map((n) => ({ tool_name: n, mode: policy.evaluate(n).mode }));
+    }
+    return out;
   } finally {
     rmSync(base, { recursive: true, force: true });
   }

@@ -1,4 +1,5 @@
 import { HanzoError } from "./errors.js";
+import type { PermissionPolicy } from "./permissions.js";
 
 /** `model` when nothing sets it (CFG-9). */
 export const DEFAULT_MODEL: "claude-sonnet-4-20250514";
@@ -17,7 +18,24 @@ export type WarningCode =
   | "invalid_type"
   | "invalid_value"
   | "missing_key"
-  | "sensitive_key_ignored";
+  | "sensitive_key_ignored"
+  | "invalid_mode_denied";
+
+export type InputMode = "vim" | "emacs" | "default";
+export type HookEvent = "pre_tool_use" | "post_tool_use";
+
+/** One pre/post tool-use hook (HIP-301 §9, CFG-24). */
+export interface HookConfig {
+  event: HookEvent;
+  command: string;
+  tool_pattern: string;
+  timeout_ms: number;
+}
+
+/** `timeout_ms` of a hook that does not set it (HIP-301 §9). */
+export const DEFAULT_HOOK_TIMEOUT_MS: 5000;
+/** Largest accepted hook timeout: the largest delay a JS timer honours (CFG-24). */
+export const MAX_HOOK_TIMEOUT_MS: 2147483647;
 
 export interface McpServerConfig {
   command: string[];
@@ -32,6 +50,8 @@ export interface HanzoConfig {
   permissions: Record<string, PermissionMode>;
   custom_instructions: string;
   oauth_credentials: Record<string, unknown> | null;
+  hooks: HookConfig[];
+  input_mode: InputMode;
 }
 
 /** Something in a tier was ignored; holds no value from the file (CFG-20). */
@@ -76,3 +96,7 @@ export function loadConfig(
   projectRoot?: string | null,
   options?: { env?: EnvMap; onWarning?: (w: ConfigWarning) => void },
 ): HanzoConfig;
+/** Config-built rules: every deny, then prompt, then allow; by pattern in code-point order (CFG-22). */
+export function permissionRules(config: HanzoConfig): { toolPattern: string; mode: PermissionMode }[];
+/** HIP-301 §7's PermissionPolicy built from `config.permissions` (CFG-22). */
+export function policyFromConfig(config: HanzoConfig): PermissionPolicy;

@@ -2,7 +2,7 @@
 //! [`hanzo_config::load_config`] with an explicit environment, remove the directory.
 
 use crate::CaseError;
-use hanzo_config::{load_config, HanzoConfig, LoadedConfig};
+use hanzo_config::{load_config, permission_rules, policy_from_config, HanzoConfig, LoadedConfig};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -79,6 +79,18 @@ fn config_json(c: &HanzoConfig) -> Value {
         .iter()
         .map(|(k, m)| (k.clone(), Value::from(m.as_str())))
         .collect();
+    let hooks: Vec<Value> = c
+        .hooks
+        .iter()
+        .map(|h| {
+            json!({
+                "event": h.event.as_str(),
+                "command": h.command,
+                "tool_pattern": h.tool_pattern,
+                "timeout_ms": h.timeout_ms,
+            })
+        })
+        .collect();
     json!({
         "api_key": c.api_key,
         "model": c.model,
@@ -86,10 +98,12 @@ fn config_json(c: &HanzoConfig) -> Value {
         "permissions": permissions,
         "custom_instructions": c.custom_instructions,
         "oauth_credentials": c.oauth_credentials,
+        "hooks": hooks,
+        "input_mode": c.input_mode.as_str(),
     })
 }
 
-fn output_json(loaded: &LoadedConfig) -> Value {
+fn output_json(loaded: &LoadedConfig, evaluate: Option<&[Value]>) -> Result<Value, CaseError> {
     let warnings: Vec<Value> = loaded
         .warnings
         .iter()
@@ -103,7 +117,29 @@ fn output_json(loaded: &LoadedConfig) -> Value {
             Value::Object(o)
         })
         .collect();
-    json!({"config": config_json(&loaded.config), "warnings": warnings})
+    let policy: Vec<Value> = permission_rules(&loaded.config)
+        .iter()
+        .map(|r| json!({"tool_pattern": r.pattern.pattern(), "mode": r.mode.as_str()}))
+        .collect();
+    let mut out = json!({
+        "config": config_json(&loaded.config),
+        "policy": policy,
+        "warnings": warnings,
+    });
+    if let Some(names) = evaluate {
+        let policy = policy_from_config(&loaded.config);
+        let evaluations = names
+            .iter()
+            .map(|n| {
+                let name = n
+                    .as_str()
+                    .ok_or_else(|| bad("input.evaluate must be a list of strings"))?;
+                Ok(json!({"tool_name": name, "mode": policy.evaluate(name).mode.as_str()}))
+            })
+            .collect::<Result<Vec<Value>, CaseError>>()?;
+        out["evaluations"] = Value::Array(evaluations);
+    }
+    Ok(out)
 }
 
 /// Run one `config-merge` case.
@@ -158,7 +194,15 @@ pub fn run(input: &Value) -> Result<Value, CaseError> {
         .get("project_root")
         .map_or(Some(true), Value::as_bool)
         .ok_or_else(|| bad("project_root must be a boolean"))?;
+    let evaluate = match input.get("evaluate") {
+        None => None,
+        Some(v) => Some(
+            v.as_array()
+                .ok_or_else(|| bad("input.evaluate must be a list of strings"))?
+                .as_slice(),
+        ),
+    };
     let loaded = load_config(with_root.then_some(root.as_path()), &env);
     drop(tmp);
-    Ok(output_json(&loaded))
+    output_json(&loaded, evaluate)
 }
