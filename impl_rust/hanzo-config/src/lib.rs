@@ -18,8 +18,8 @@ mod parse;
 mod policy;
 
 pub use merge::merge_tiers;
-pub use policy::{permission_rules, policy_from_config};
 pub use parse::{parse_tier_text, ParseError, MAX_DEPTH};
+pub use policy::{permission_rules, policy_from_config};
 
 /// `model` when no tier and no environment variable sets it (CFG-9).
 pub const DEFAULT_MODEL: &str = "claude-sonnet-4-20250514";

@@ -57,7 +57,14 @@ mod tests {
             .collect();
         assert_eq!(
             order,
-            ["2", "mcp__*", "\u{ff41}", "\u{1f600}", "10", "mcp__github__create_issue"]
+            [
+                "2",
+                "mcp__*",
+                "\u{ff41}",
+                "\u{1f600}",
+                "10",
+                "mcp__github__create_issue"
+            ]
         );
         let policy = policy_from_config(&config);
         assert_eq!(

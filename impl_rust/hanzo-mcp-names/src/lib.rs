@@ -159,7 +159,10 @@ fn shorten(part: &str, limit: usize) -> String {
     if part.len() <= limit {
         return part.to_owned();
     }
-    let mut out = part.get(..limit - SUFFIX_LEN).unwrap_or_default().to_owned();
+    let mut out = part
+        .get(..limit - SUFFIX_LEN)
+        .unwrap_or_default()
+        .to_owned();
     out.push('_');
     out.push_str(&hex(part.as_bytes()));
     out
