@@ -16,7 +16,7 @@ export const MAX_DEPTH = 64;
 export const TIERS = /** @type {const} */ (["user", "project", "local"]);
 
 /** @typedef {"user" | "project" | "local"} Tier */
-/** @typedef {"allow" | "deny" | "prompt"} PermissionMode */
+/** @typedef {import("./permissions.js").PermissionMode} Mode the permission modes, as permissions.js defines them */
 /**
  * @typedef {"unreadable_file" | "invalid_json" | "not_an_object" | "unknown_key" |
  *   "invalid_type" | "invalid_value" | "missing_key" | "sensitive_key_ignored" |
@@ -31,7 +31,7 @@ export const TIERS = /** @type {const} */ (["user", "project", "local"]);
  * @property {string | null} api_key
  * @property {string} model
  * @property {Record<string, McpServerConfig>} mcp_servers
- * @property {Record<string, PermissionMode>} permissions
+ * @property {Record<string, Mode>} permissions
  * @property {string} custom_instructions
  * @property {Record<string, unknown> | null} oauth_credentials
  * @property {HookConfig[]} hooks
@@ -309,7 +309,7 @@ class Merger {
     for (const [pattern, mode] of Object.entries(value)) {
       if (pattern === "") this.warn("invalid_value", tier, ["permissions", pattern]);
       else if (typeof mode === "string" && MODES.has(mode)) {
-        this.config.permissions[pattern] = /** @type {PermissionMode} */ (mode);
+        this.config.permissions[pattern] = /** @type {Mode} */ (mode);
       } else {
         // Fail closed (CFG-15): a typo such as "Deny" must not let a broader allow apply.
         this.warn("invalid_mode_denied", tier, ["permissions", pattern]);
@@ -508,7 +508,7 @@ export function loadConfig(projectRoot, { env = process.env, onWarning } = {}) {
  * then every prompt, then every allow; within one mode by pattern in code-point
  * order. Never the files' key order (JS objects iterate integer-like keys first).
  * @param {HanzoConfig} config
- * @returns {{toolPattern: string, mode: PermissionMode}[]}
+ * @returns {{toolPattern: string, mode: Mode}[]}
  */
 export function permissionRules(config) {
   return Object.entries(config.permissions)

@@ -3,24 +3,24 @@
 use hanzo_mcp_names::{build_tool_table, normalize_tool_name, parse_tool_name, McpNameError};
 use serde_json::{json, Value};
 
-use crate::CaseError;
+use crate::{schema_invalid, CaseError};
 
 fn contract(err: &McpNameError) -> CaseError {
     CaseError::new(err.code(), err.to_string())
 }
 
-fn text<'a>(input: &'a Value, key: &str) -> Result<&'a str, CaseError> {
+fn text<'a>(input: &'a Value, key: &str) -> &'a str {
     input
         .get(key)
         .and_then(Value::as_str)
-        .ok_or_else(|| CaseError::new("bad_input", format!("input.{key} must be a string")))
+        .unwrap_or_else(|| schema_invalid(key))
 }
 
-fn strings<'a>(value: Option<&'a Value>, what: &str) -> Result<Vec<&'a str>, CaseError> {
+fn strings<'a>(value: Option<&'a Value>, what: &str) -> Vec<&'a str> {
     value
         .and_then(Value::as_array)
         .and_then(|items| items.iter().map(Value::as_str).collect::<Option<Vec<_>>>())
-        .ok_or_else(|| CaseError::new("bad_input", format!("{what} must be a list of strings")))
+        .unwrap_or_else(|| schema_invalid(what))
 }
 
 /// `{"op": "table", "servers": [{server, tools}], "lookup"?}` to `{"table", "resolved"?}`.
@@ -28,14 +28,14 @@ fn table(input: &Value) -> Result<Value, CaseError> {
     let servers = input
         .get("servers")
         .and_then(Value::as_array)
-        .ok_or_else(|| CaseError::new("bad_input", "input.servers must be a list"))?;
+        .unwrap_or_else(|| schema_invalid("servers"));
     let mut pairs = Vec::with_capacity(servers.len());
     for item in servers {
         let server = item
             .get("server")
             .and_then(Value::as_str)
-            .ok_or_else(|| CaseError::new("bad_input", "each server must be {server, tools}"))?;
-        pairs.push((server, strings(item.get("tools"), "tools")?));
+            .unwrap_or_else(|| schema_invalid("servers/server"));
+        pairs.push((server, strings(item.get("tools"), "servers/tools")));
     }
     let built = build_tool_table(pairs).map_err(|e| contract(&e))?;
     let rows: Vec<Value> = built
@@ -45,7 +45,7 @@ fn table(input: &Value) -> Result<Value, CaseError> {
         .collect();
     let mut out = json!({ "table": rows });
     if let Some(lookup) = input.get("lookup") {
-        let resolved: Vec<Value> = strings(Some(lookup), "input.lookup")?
+        let resolved: Vec<Value> = strings(Some(lookup), "lookup")
             .into_iter()
             .map(|n| {
                 built
@@ -62,22 +62,19 @@ fn table(input: &Value) -> Result<Value, CaseError> {
 /// `{"op": "parse", "name"}` to `{"server", "tool"}`.
 ///
 /// # Errors
-/// `empty_name` / `not_mcp_name` from the contract; `bad_input` for a malformed input.
+/// `empty_name` / `not_mcp_name` from the contract.
 pub fn run(input: &Value) -> Result<Value, CaseError> {
     match input.get("op").and_then(Value::as_str) {
         Some("normalize") => {
-            let name = normalize_tool_name(text(input, "server")?, text(input, "tool")?)
+            let name = normalize_tool_name(text(input, "server"), text(input, "tool"))
                 .map_err(|e| contract(&e))?;
             Ok(json!({ "name": name }))
         }
         Some("parse") => {
-            let parts = parse_tool_name(text(input, "name")?).map_err(|e| contract(&e))?;
+            let parts = parse_tool_name(text(input, "name")).map_err(|e| contract(&e))?;
             Ok(json!({ "server": parts.server, "tool": parts.tool }))
         }
         Some("table") => table(input),
-        _ => Err(CaseError::new(
-            "bad_input",
-            "input.op must be \"normalize\", \"parse\" or \"table\"",
-        )),
+        _ => schema_invalid("op"),
     }
 }
