@@ -23,8 +23,11 @@ export const TIERS = /** @type {const} */ (["user", "project", "local"]);
  *   "invalid_mode_denied"} WarningCode
  */
 /** @typedef {"vim" | "emacs" | "default"} InputMode */
-/** @typedef {"pre_tool_use" | "post_tool_use"} HookEvent */
-/** @typedef {{event: HookEvent, command: string, tool_pattern: string, timeout_ms: number}} HookConfig */
+/**
+ * One entry of HanzoConfig.hooks, in HIP-301's snake_case shape (CFG-24). Named apart
+ * from hooks.js's runner-side HookConfig (camelCase) so index.js can export both.
+ * @typedef {{event: import("./hooks.js").HookEvent, command: string, tool_pattern: string, timeout_ms: number}} ConfigHook
+ */
 /** @typedef {{command: string[], args: string[], env: Record<string, string>}} McpServerConfig */
 /**
  * @typedef {object} HanzoConfig
@@ -34,7 +37,7 @@ export const TIERS = /** @type {const} */ (["user", "project", "local"]);
  * @property {Record<string, Mode>} permissions
  * @property {string} custom_instructions
  * @property {Record<string, unknown> | null} oauth_credentials
- * @property {HookConfig[]} hooks
+ * @property {ConfigHook[]} hooks
  * @property {InputMode} input_mode
  */
 /** @typedef {{code: WarningCode, tier: Tier, key?: string}} ConfigWarning */
@@ -335,7 +338,7 @@ class Merger {
 
   /**
    * @param {Tier} tier @param {string} index @param {Record<string, unknown>} entry
-   * @returns {HookConfig | null}
+   * @returns {ConfigHook | null}
    */
   hook(tier, index, entry) {
     let ok = true;
@@ -369,7 +372,7 @@ class Merger {
     }
     if (!ok) return null;
     return {
-      event: /** @type {HookEvent} */ (entry.event),
+      event: /** @type {ConfigHook["event"]} */ (entry.event),
       command: /** @type {string} */ (entry.command),
       tool_pattern: /** @type {string} */ (entry.tool_pattern),
       timeout_ms: Object.hasOwn(entry, "timeout_ms")
