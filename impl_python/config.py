@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from impl_python.errors import HanzoError
+from impl_python.hooks import HookConfig
 from impl_python.permissions import PermissionPolicy, PermissionRule
 
 __all__ = [
@@ -81,16 +82,6 @@ class McpServerConfig:
     command: list[str]
     args: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class HookConfig:
-    """One pre/post tool-use hook (HIP-301 §9, CFG-24)."""
-
-    event: HookEvent
-    command: str
-    tool_pattern: str
-    timeout_ms: int = DEFAULT_HOOK_TIMEOUT_MS
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,8 @@ class HookError(HanzoError):
 
 @dataclass(frozen=True)
 class HookConfig:
-    """HIP-301's HookConfig (the same shape as HanzoConfig.hooks)."""
+    """HIP-301's HookConfig; also the type of ``HanzoConfig.hooks`` (config.py re-exports
+    it), so hooks from the merged settings feed a HookRunner unchanged."""
 
     event: str
     command: str

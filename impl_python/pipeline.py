@@ -3,10 +3,11 @@ permission policy, prompter, pre-hooks, sandbox, execution, post-hooks."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from impl_python.config import HanzoConfig, policy_from_config
 from impl_python.errors import HanzoError
 from impl_python.hooks import HookRunner, ToolResult
 from impl_python.permissions import PermissionMode, PermissionPolicy
@@ -87,6 +88,24 @@ class ToolCallPipeline:
     ) -> None:
         self.policy, self.prompter, self.hooks = policy, prompter, hooks
         self.sandbox, self.executor, self.session_id = sandbox, executor, session_id
+
+    @classmethod
+    def from_config(
+        cls,
+        config: HanzoConfig,
+        prompter: PermissionPrompter,
+        sandbox: Sandbox,
+        executor: ToolExecutor,
+        session_id: str = "",
+        *,
+        hook_env: Mapping[str, str] | None = None,
+    ) -> ToolCallPipeline:
+        """PIPE-6: the policy is ``policy_from_config(config)`` (CFG-22) and the hooks are
+        ``config.hooks`` in their merged order (CFG-24), run in the sandbox's workspace."""
+        runner = HookRunner(
+            config.hooks, session_id=session_id, cwd=sandbox.workspace, env=hook_env
+        )
+        return cls(policy_from_config(config), prompter, runner, sandbox, executor, session_id)
 
     async def run(self, call: ToolCall) -> PipelineOutcome:
         """Take the steps of PIPE-2 in order; the first refusal ends the call."""

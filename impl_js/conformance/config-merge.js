@@ -72,8 +72,8 @@ export function run(input) {
         hooks: config.hooks.map((h) => ({
           event: h.event,
           command: h.command,
-          tool_pattern: h.tool_pattern,
-          timeout_ms: h.timeout_ms,
+          tool_pattern: h.toolPattern,
+          timeout_ms: h.timeoutMs,
         })),
         input_mode: config.input_mode,
       },

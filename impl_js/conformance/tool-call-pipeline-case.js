@@ -1,6 +1,7 @@
 // The tool-call-pipeline case, asynchronously: build the sandbox tree in the
 // case root, compose the real policy, hook runner (fixtures) and sandbox with a
 // scripted prompter and executor, run one call; the root is written back as {root}.
+import { mergeTiers, TIERS } from "../src/config.js";
 import { HookRunner } from "../src/hooks.js";
 import { PermissionPolicy } from "../src/permissions.js";
 import { ToolCallPipeline } from "../src/pipeline.js";
@@ -22,20 +23,34 @@ function unroot(value, root) {
   return value;
 }
 
+/** @typedef {import("../src/config.js").TierSource} TierSource */
+/** @typedef {Omit<ConstructorParameters<typeof ToolCallPipeline>[0], "policy" | "hooks">} Parts */
+
 /**
- * @param {any} input
- * @param {string} root
+ * The settings tiers (file texts, as in config-merge) merged by config-merge's rules;
+ * the policy and hooks come from the merged config (PIPE-6).
+ * @param {any} settings @param {Parts} parts @param {(text: string) => string} sub
  */
-export async function runCase(input, root) {
-  /** @param {string} text */
-  const sub = (text) => text.replaceAll(PLACEHOLDER, root).replaceAll("{fixtures}", FIXTURES);
-  buildTree(root, input.sandbox.tree);
+function fromSettings(settings, parts, sub) {
+  const files = settings.files ?? {};
+  const encoder = new TextEncoder();
+  const sources = /** @type {[TierSource, TierSource, TierSource]} */ (
+    TIERS.map((tier) =>
+      typeof files[tier] === "string" ? /** @type {TierSource} */ ({ kind: "bytes", bytes: encoder.encode(files[tier]) }) : /** @type {TierSource} */ ({ kind: "absent" }),
+    )
+  );
+  const { config } = mergeTiers(sources, settings.env ?? {});
+  const withFixtures = { ...config, hooks: config.hooks.map((h) => ({ ...h, command: sub(h.command) })) };
+  return ToolCallPipeline.fromConfig(withFixtures, { ...parts, hookEnv: { PATH: "/usr/bin:/bin" } });
+}
+
+/**
+ * The direct form: ordered rules and hooks as given (PIPE-6).
+ * @param {any} input @param {Parts} parts @param {(text: string) => string} sub
+ */
+function direct(input, parts, sub) {
   const policy = new PermissionPolicy(
     input.rules.map((/** @type {any} */ r) => ({ toolPattern: r.tool_pattern, mode: r.mode, reason: r.reason ?? null })),
-  );
-  const sandbox = new Sandbox(
-    { mode: input.sandbox.config.mode, allowedPaths: input.sandbox.config.allowed_paths.map(sub) },
-    sub(input.sandbox.workspace),
   );
   const hooks = new HookRunner(
     input.hooks.map((/** @type {any} */ h) => ({
@@ -44,18 +59,32 @@ export async function runCase(input, root) {
       toolPattern: h.tool_pattern,
       timeoutMs: h.timeout_ms,
     })),
-    { sessionId: input.session_id, cwd: sandbox.workspace, env: { PATH: "/usr/bin:/bin" } },
+    { sessionId: parts.sessionId, cwd: parts.sandbox.workspace, env: { PATH: "/usr/bin:/bin" } },
+  );
+  return new ToolCallPipeline({ ...parts, policy, hooks });
+}
+
+/**
+ * @param {any} input
+ * @param {string} root
+ */
+export async function runCase(input, root) {
+  /** @param {string} text */
+  const sub = (text) => text.replaceAll(PLACEHOLDER, root).replaceAll("{fixtures}", FIXTURES);
+  buildTree(root, input.sandbox.tree);
+  const sandbox = new Sandbox(
+    { mode: input.sandbox.config.mode, allowedPaths: input.sandbox.config.allowed_paths.map(sub) },
+    sub(input.sandbox.workspace),
   );
   const answer = { kind: input.prompter.answer, reason: input.prompter.reason };
   const out = input.tool_output;
-  const pipeline = new ToolCallPipeline({
-    policy,
+  const parts = {
     prompter: { requestPermission: async () => answer },
-    hooks,
     sandbox,
     executor: { execute: async () => ({ output: out.output, error: out.error, isError: out.is_error }) },
     sessionId: input.session_id,
-  });
+  };
+  const pipeline = input.settings ? fromSettings(input.settings, parts, sub) : direct(input, parts, sub);
   const call = input.call;
   const outcome = await pipeline.run({ toolName: call.tool_name, input: call.input, origin: call.origin, paths: call.paths.map(sub) });
   return unroot(

@@ -24,9 +24,10 @@ export const TIERS = /** @type {const} */ (["user", "project", "local"]);
  */
 /** @typedef {"vim" | "emacs" | "default"} InputMode */
 /**
- * One entry of HanzoConfig.hooks, in HIP-301's snake_case shape (CFG-24). Named apart
- * from hooks.js's runner-side HookConfig (camelCase) so index.js can export both.
- * @typedef {{event: import("./hooks.js").HookEvent, command: string, tool_pattern: string, timeout_ms: number}} ConfigHook
+ * One entry of HanzoConfig.hooks (CFG-24): hooks.js's own HookConfig, with the timeout
+ * always set, so the merged hooks feed a HookRunner unchanged. A type-only import:
+ * hooks.js imports config.js at run time, never the other way round.
+ * @typedef {Required<import("./hooks.js").HookConfig>} ConfigHook
  */
 /** @typedef {{command: string[], args: string[], env: Record<string, string>}} McpServerConfig */
 /**
@@ -372,10 +373,10 @@ class Merger {
     }
     if (!ok) return null;
     return {
-      event: /** @type {ConfigHook["event"]} */ (entry.event),
+      event: /** @type {string} */ (entry.event),
       command: /** @type {string} */ (entry.command),
-      tool_pattern: /** @type {string} */ (entry.tool_pattern),
-      timeout_ms: Object.hasOwn(entry, "timeout_ms")
+      toolPattern: /** @type {string} */ (entry.tool_pattern),
+      timeoutMs: Object.hasOwn(entry, "timeout_ms")
         ? /** @type {number} */ (entry.timeout_ms)
         : DEFAULT_HOOK_TIMEOUT_MS,
     };

@@ -1,6 +1,8 @@
 // One tool call through HIP-301's composition (docs/domains/tool-call-pipeline.md):
 // permission policy, prompter, pre-hooks, sandbox, execution, post-hooks.
+import { policyFromConfig } from "./config.js";
 import { HanzoError } from "./errors.js";
+import { HookRunner } from "./hooks.js";
 
 /** @typedef {"agent" | "subagent" | "slash_command"} Origin */
 /** @typedef {{kind: "allow" | "deny" | "escalate", reason?: string | null}} PermissionDecision */
@@ -31,6 +33,20 @@ export class ToolCallPipeline {
     this.sandbox = parts.sandbox;
     this.executor = parts.executor;
     this.sessionId = parts.sessionId ?? "";
+  }
+
+  /**
+   * PIPE-6: the policy is `policyFromConfig(config)` (CFG-22) and the hooks are
+   * `config.hooks` in merged order (CFG-24), run in the sandbox's workspace.
+   * @param {import("./config.js").HanzoConfig} config
+   * @param {{prompter: PermissionPrompter, sandbox: import("./sandbox.js").Sandbox,
+   *   executor: ToolExecutor, sessionId?: string, hookEnv?: Record<string, string>}} parts
+   * @returns {ToolCallPipeline}
+   */
+  static fromConfig(config, parts) {
+    const sessionId = parts.sessionId ?? "";
+    const hooks = new HookRunner(config.hooks, { sessionId, cwd: parts.sandbox.workspace, env: parts.hookEnv });
+    return new ToolCallPipeline({ ...parts, policy: policyFromConfig(config), hooks, sessionId });
   }
 
   /**

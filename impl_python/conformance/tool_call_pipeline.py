@@ -8,8 +8,10 @@ import asyncio
 import os
 import shutil
 import tempfile
+from dataclasses import replace
 from typing import Any
 
+from impl_python.config import TIERS, HanzoConfig, merge_tiers
 from impl_python.hooks import DEFAULT_TIMEOUT_MS, HookConfig, HookRunner, ToolResult
 from impl_python.permissions import PermissionPolicy, PermissionRule
 from impl_python.pipeline import PermissionDecision, ToolCall, ToolCallPipeline
@@ -37,6 +39,17 @@ class ScriptedExecutor:
         return self.result
 
 
+def _merged(settings: dict[str, Any]) -> HanzoConfig:
+    """The settings tiers (file texts, as in config-merge) merged by config-merge's rules."""
+    files: dict[str, str | None] = settings.get("files", {})
+    raw = {tier: _encoded(files.get(tier)) for tier in TIERS}
+    return merge_tiers(raw, settings.get("env", {})).config
+
+
+def _encoded(text: str | None) -> bytes | None:
+    return None if text is None else text.encode("utf-8")
+
+
 def _unroot(value: Any, root: str) -> Any:
     if isinstance(value, str):
         return value.replace(root, PLACEHOLDER)
@@ -60,35 +73,39 @@ def _run_in(case_input: dict[str, Any], root: str) -> dict[str, Any]:
         call_raw["origin"],
         [sub(p) for p in call_raw["paths"]],
     )
-    policy = PermissionPolicy(
-        [PermissionRule(r["tool_pattern"], r["mode"], r.get("reason")) for r in case_input["rules"]]
-    )
-    hooks = [
-        HookConfig(
-            h["event"],
-            sub(h["command"]),
-            h["tool_pattern"],
-            h.get("timeout_ms", DEFAULT_TIMEOUT_MS),
-        )
-        for h in case_input["hooks"]
-    ]
-    config = box["config"]
+    box_config = box["config"]
     sandbox = Sandbox(
-        SandboxConfig(config["mode"], [sub(p) for p in config["allowed_paths"]]),
+        SandboxConfig(box_config["mode"], [sub(p) for p in box_config["allowed_paths"]]),
         sub(box["workspace"]),
     )
     session_id = case_input["session_id"]
-    runner = HookRunner(hooks, session_id=session_id, cwd=sandbox.workspace, env=HOOK_ENV)
     answer = case_input["prompter"]
     out = case_input["tool_output"]
-    pipeline = ToolCallPipeline(
-        policy,
-        ScriptedPrompter(PermissionDecision(answer["answer"], answer["reason"])),
-        runner,
-        sandbox,
-        ScriptedExecutor(ToolResult(out["output"], out["error"], out["is_error"])),
-        session_id,
-    )
+    prompter = ScriptedPrompter(PermissionDecision(answer["answer"], answer["reason"]))
+    executor = ScriptedExecutor(ToolResult(out["output"], out["error"], out["is_error"]))
+    settings = case_input.get("settings")
+    if settings is not None:
+        config = _merged(settings)
+        config = replace(config, hooks=[replace(h, command=sub(h.command)) for h in config.hooks])
+        pipeline = ToolCallPipeline.from_config(
+            config, prompter, sandbox, executor, session_id, hook_env=HOOK_ENV
+        )
+    else:
+        rules = case_input["rules"]
+        policy = PermissionPolicy(
+            [PermissionRule(r["tool_pattern"], r["mode"], r.get("reason")) for r in rules]
+        )
+        hooks = [
+            HookConfig(
+                h["event"],
+                sub(h["command"]),
+                h["tool_pattern"],
+                h.get("timeout_ms", DEFAULT_TIMEOUT_MS),
+            )
+            for h in case_input["hooks"]
+        ]
+        runner = HookRunner(hooks, session_id=session_id, cwd=sandbox.workspace, env=HOOK_ENV)
+        pipeline = ToolCallPipeline(policy, prompter, runner, sandbox, executor, session_id)
     outcome = asyncio.run(pipeline.run(call))
     result = outcome.tool_result
     output: dict[str, Any] = _unroot(
@@ -108,7 +125,8 @@ def _run_in(case_input: dict[str, Any], root: str) -> dict[str, Any]:
 
 
 def run(case_input: dict[str, Any]) -> dict[str, Any]:
-    """``{rules, prompter, hooks, sandbox, call, ...}`` -> ``{ran, steps, tool_result, audit}``."""
+    """``{settings | rules + hooks, prompter, sandbox, call, ...}`` ->
+    ``{ran, steps, tool_result, audit}``."""
     root = os.path.realpath(tempfile.mkdtemp(prefix="hanzo-pipeline-"))
     try:
         return _run_in(case_input, root)

@@ -17,6 +17,11 @@ mod merge;
 mod parse;
 mod policy;
 
+/// One pre/post tool-use hook (HIP-301 §9, CFG-24): the hooks domain's own type, so
+/// `HanzoConfig::hooks` feeds a `HookRunner` unchanged. The merge only admits entries
+/// whose `event` is a [`HookEvent`] spelling and whose `timeout_ms` is in
+/// 1..=[`MAX_HOOK_TIMEOUT_MS`] ([`DEFAULT_HOOK_TIMEOUT_MS`] unless set).
+pub use hanzo_hooks::HookConfig;
 pub use merge::merge_tiers;
 pub use parse::{parse_tier_text, ParseError, MAX_DEPTH};
 pub use policy::{permission_rules, policy_from_config};
@@ -47,19 +52,6 @@ impl HookEvent {
             Self::PostToolUse => "post_tool_use",
         }
     }
-}
-
-/// One pre/post tool-use hook (HIP-301 §9, CFG-24).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HookConfig {
-    /// When it runs.
-    pub event: HookEvent,
-    /// Shell command; never empty.
-    pub command: String,
-    /// Glob (permission-policy dialect) of the tool names it applies to; never empty.
-    pub tool_pattern: String,
-    /// Milliseconds, 1..=[`MAX_HOOK_TIMEOUT_MS`]; [`DEFAULT_HOOK_TIMEOUT_MS`] unless set.
-    pub timeout_ms: u32,
 }
 
 /// The TUI's keybinding mode (HIP-301 §11, CFG-23).

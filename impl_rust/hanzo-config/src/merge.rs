@@ -184,10 +184,10 @@ impl Merger {
         }
         match (ok, event, command, tool_pattern) {
             (true, Some(event), Some(command), Some(tool_pattern)) => Some(HookConfig {
-                event,
+                event: event.as_str().to_owned(),
                 command,
                 tool_pattern,
-                timeout_ms: timeout,
+                timeout_ms: u64::from(timeout),
             }),
             _ => None,
         }

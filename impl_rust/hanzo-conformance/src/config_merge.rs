@@ -81,7 +81,7 @@ fn config_json(c: &HanzoConfig) -> Value {
         .iter()
         .map(|h| {
             json!({
-                "event": h.event.as_str(),
+                "event": h.event,
                 "command": h.command,
                 "tool_pattern": h.tool_pattern,
                 "timeout_ms": h.timeout_ms,

@@ -2,12 +2,14 @@
 //! sandbox (a tree in a [`TempRoot`]) with a scripted prompter and executor, run
 //! one call, and write the root back as `{root}` in the output.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use hanzo_config::{merge_tiers, HanzoConfig, TierSource};
 use hanzo_hooks::{HookConfig, HookRunner, ToolResult};
 use hanzo_permissions::{PermissionPolicy, RuleSpec};
 use hanzo_pipeline::{
-    Origin, PermissionDecision, PermissionPrompter, PipelineOutcome, Step, ToolCall,
+    ConfigParts, Origin, PermissionDecision, PermissionPrompter, PipelineOutcome, Step, ToolCall,
     ToolCallPipeline, ToolExecutor,
 };
 use hanzo_sandbox::{IsolationMode, Sandbox, SandboxConfig};
@@ -124,7 +126,8 @@ fn outcome_json(outcome: &PipelineOutcome) -> Value {
     })
 }
 
-/// `{rules, prompter, hooks, sandbox, call, tool_output, session_id}` to `{ran, steps, tool_result, audit}`.
+/// `{settings | rules + hooks, prompter, sandbox, call, tool_output, session_id}` to
+/// `{ran, steps, tool_result, audit}`.
 ///
 /// # Errors
 /// The composed domains' construction errors, `invalid_origin`.
@@ -152,29 +155,19 @@ pub fn run(input: &Value) -> Result<Value, CaseError> {
         origin,
         paths,
     };
-    let rules = list(input, "rules")?
-        .iter()
-        .map(|r| {
-            Ok(RuleSpec {
-                tool_pattern: text(r, "tool_pattern")?.to_owned(),
-                mode: text(r, "mode")?.to_owned(),
-                reason: r.get("reason").and_then(Value::as_str).map(str::to_owned),
-            })
-        })
-        .collect::<Result<Vec<_>, CaseError>>()?;
-    let policy =
-        PermissionPolicy::new(rules).map_err(|e| CaseError::new(e.code(), e.to_string()))?;
-    let hooks = list(input, "hooks")?
-        .iter()
-        .map(|h| {
-            Ok(HookConfig {
-                event: text(h, "event")?.to_owned(),
-                command: sub(text(h, "command")?),
-                tool_pattern: text(h, "tool_pattern")?.to_owned(),
-                timeout_ms: timeout_ms(h.get("timeout_ms"))?,
-            })
-        })
-        .collect::<Result<Vec<_>, CaseError>>()?;
+    let session_id = text(input, "session_id")?;
+    let (policy, hooks) = match input.get("settings") {
+        Some(settings) => {
+            let mut config = merged(settings);
+            for hook in &mut config.hooks {
+                hook.command = sub(&hook.command);
+            }
+            let parts = ConfigParts::from_config(&config)
+                .map_err(|e| CaseError::new(e.code(), e.to_string()))?;
+            (parts.policy, parts.hooks)
+        }
+        None => direct(input, &sub)?,
+    };
     let config = field(sandbox_raw, "config")?;
     let mode: IsolationMode = text(config, "mode")?
         .parse()
@@ -195,9 +188,7 @@ pub fn run(input: &Value) -> Result<Value, CaseError> {
         sub(text(sandbox_raw, "workspace")?),
     )
     .map_err(|e| CaseError::new(e.code(), e.to_string()))?;
-    let session_id = text(input, "session_id")?;
-    let runner = HookRunner::new(hooks)
-        .map_err(|e| CaseError::new(e.code(), e.to_string()))?
+    let runner = hooks
         .session_id(session_id)
         .cwd(sandbox.workspace())
         .env([("PATH", "/usr/bin:/bin")]);
@@ -224,4 +215,55 @@ pub fn run(input: &Value) -> Result<Value, CaseError> {
     };
     let output = outcome_json(&pipeline.run(&call));
     Ok(unroot(output, &root.path().to_string_lossy()))
+}
+
+/// The settings tiers (file texts, as in config-merge) merged by config-merge's rules.
+fn merged(settings: &Value) -> HanzoConfig {
+    let files = settings.get("files");
+    let source = |tier: &str| match files.and_then(|f| f.get(tier)).and_then(Value::as_str) {
+        Some(text) => TierSource::Bytes(text.as_bytes().to_vec()),
+        None => TierSource::Absent,
+    };
+    let env: BTreeMap<String, String> = settings
+        .get("env")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
+                .collect()
+        })
+        .unwrap_or_default();
+    merge_tiers([source("user"), source("project"), source("local")], &env).config
+}
+
+/// The direct form: ordered rules and hooks as given (PIPE-6).
+fn direct(
+    input: &Value,
+    sub: &dyn Fn(&str) -> String,
+) -> Result<(PermissionPolicy, HookRunner), CaseError> {
+    let rules = list(input, "rules")?
+        .iter()
+        .map(|r| {
+            Ok(RuleSpec {
+                tool_pattern: text(r, "tool_pattern")?.to_owned(),
+                mode: text(r, "mode")?.to_owned(),
+                reason: r.get("reason").and_then(Value::as_str).map(str::to_owned),
+            })
+        })
+        .collect::<Result<Vec<_>, CaseError>>()?;
+    let policy =
+        PermissionPolicy::new(rules).map_err(|e| CaseError::new(e.code(), e.to_string()))?;
+    let hooks = list(input, "hooks")?
+        .iter()
+        .map(|h| {
+            Ok(HookConfig {
+                event: text(h, "event")?.to_owned(),
+                command: sub(text(h, "command")?),
+                tool_pattern: text(h, "tool_pattern")?.to_owned(),
+                timeout_ms: timeout_ms(h.get("timeout_ms"))?,
+            })
+        })
+        .collect::<Result<Vec<_>, CaseError>>()?;
+    let runner = HookRunner::new(hooks).map_err(|e| CaseError::new(e.code(), e.to_string()))?;
+    Ok((policy, runner))
 }

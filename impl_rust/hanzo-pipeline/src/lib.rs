@@ -8,7 +8,8 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use hanzo_hooks::{Decision, HookResult, HookRunner, ToolResult};
+use hanzo_config::{policy_from_config, HanzoConfig};
+use hanzo_hooks::{Decision, HookError, HookResult, HookRunner, ToolResult};
 use hanzo_permissions::{PermissionMode, PermissionPolicy};
 use hanzo_sandbox::{PathCheck, Sandbox};
 use serde_json::Value;
@@ -198,6 +199,29 @@ pub struct PipelineOutcome {
     pub tool_result: ToolResult,
     /// The audit record.
     pub audit: AuditRecord,
+}
+
+/// The policy and hook runner of a pipeline built from the merged settings (PIPE-6).
+pub struct ConfigParts {
+    /// `policy_from_config(config)`: deny, then prompt, then allow rules (CFG-22).
+    pub policy: PermissionPolicy,
+    /// A runner over `config.hooks` in merged order (CFG-24); the caller sets its
+    /// session, working directory and environment.
+    pub hooks: HookRunner,
+}
+
+impl ConfigParts {
+    /// The parts a [`ToolCallPipeline`] borrows, built from a merged config.
+    ///
+    /// # Errors
+    /// A hook the runner rejects; never for a config the merge built, which admits
+    /// only valid hooks.
+    pub fn from_config(config: &HanzoConfig) -> Result<Self, HookError> {
+        Ok(Self {
+            policy: policy_from_config(config),
+            hooks: HookRunner::new(config.hooks.clone())?,
+        })
+    }
 }
 
 /// The steps between the model asking for a tool and the result it gets back.
