@@ -7,6 +7,8 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from runners._resources import export_hook_fixtures
+
 from .protocol import Adapter
 
 # name -> "module:factory"; imported only when that platform is used.
@@ -43,6 +45,7 @@ def factory_for(name: str) -> Callable[..., Adapter] | None:
     spec = BUILTIN.get(name)
     if spec is None:
         return None
+    export_hook_fixtures()  # before the platform's layers are imported or its child starts
     module, _, attr = spec.partition(":")
     factory: Callable[..., Adapter] = getattr(importlib.import_module(module), attr)
     return factory

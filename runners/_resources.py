@@ -1,4 +1,5 @@
-"""Where the project's data is: ``schemas/``, ``vectors/``, ``docs/domains/``, ``impl_js/``.
+"""Where the project's data is: ``schemas/``, ``vectors/``, ``docs/domains/``, ``impl_js/``,
+``fixtures/hooks/``.
 
 In the repository they stay in their top-level folders. The wheel maps each into
 this package as ``runners/_data/<name>`` (package data, pyproject.toml), found
@@ -8,6 +9,7 @@ with importlib.resources; a checkout (an editable install, the tests) has no
 
 from __future__ import annotations
 
+import os
 from importlib import resources
 from pathlib import Path
 
@@ -19,7 +21,10 @@ BUNDLED = {
     "vectors": "vectors",
     "docs/domains": "domains",
     "impl_js": "impl_js",
+    "fixtures/hooks": "fixtures/hooks",
 }
+
+HOOK_FIXTURES_ENV = "HANZO_HOOK_FIXTURES"
 
 
 def project_dir(name: str) -> Path:
@@ -29,3 +34,14 @@ def project_dir(name: str) -> Path:
         # A wheel installs as plain files, so the Traversable is a real directory.
         return Path(str(bundled))
     return CHECKOUT / name
+
+
+def export_hook_fixtures() -> None:
+    """Point every platform's hooks and tool-call-pipeline layers at the hook programs.
+
+    The layers look for ``fixtures/hooks`` beside their own checkout, which an
+    installed wheel does not have; they all honour ``HANZO_HOOK_FIXTURES`` first. It is
+    set in this process, so in-process platforms and every child started after it
+    (workers, served platforms) see it; a value the user set is kept.
+    """
+    os.environ.setdefault(HOOK_FIXTURES_ENV, str(project_dir("fixtures/hooks")))

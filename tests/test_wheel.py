@@ -3,7 +3,8 @@
 Builds the wheel (``pip wheel .``, not editable), installs it into a fresh virtual
 environment, and runs ``hanzo-conformance validate|list|run|report`` from a
 directory outside the tree: on the bundled vectors and schemas, and on a
-``--vectors`` folder elsewhere; the js platform runs from the bundled worker.
+``--vectors`` folder elsewhere; the js platform runs from the bundled worker, and a
+hooks case runs the bundled hook programs (which must have kept their +x).
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ pytestmark = pytest.mark.slow
 
 
 def _run(*argv: str | Path, cwd: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    # HANZO_HOOK_FIXTURES too: the harness in this process points it at the checkout.
+    dropped = ("PYTHONPATH", "VIRTUAL_ENV", "HANZO_HOOK_FIXTURES")
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     result = subprocess.run(
         [str(a) for a in argv],
         cwd=cwd,
@@ -60,6 +63,7 @@ def test_the_installed_wheel_works_outside_the_tree(tmp_path: Path) -> None:
     _run_and_report_on_python_and_js(installed, outside)
     _vectors_elsewhere(installed, outside)
     _the_domain_docs_are_bundled(installed, outside)
+    _a_hooks_case_runs_the_bundled_fixtures(installed, outside)
     _the_pytest_plugin_collects_nothing_in_an_unrelated_project(installed, outside)
 
 
@@ -111,6 +115,25 @@ def _the_domain_docs_are_bundled(installed: Path, outside: Path) -> None:
     folder = Path(_run(installed / "python", "-c", code, cwd=outside).stdout.strip())
     assert ROOT not in folder.parents
     assert (folder / "sse-frames.md").is_file()
+
+
+def _a_hooks_case_runs_the_bundled_fixtures(installed: Path, outside: Path) -> None:
+    code = "from runners._resources import project_dir; print(project_dir('fixtures/hooks'))"
+    folder = Path(_run(installed / "python", "-c", code, cwd=outside).stdout.strip())
+    assert ROOT not in folder.parents
+    assert os.access(folder / "record", os.X_OK)
+    # One case whose hooks are fixture programs (record, then exit-with 2), as shipped.
+    shipped = json.loads((ROOT / "vectors" / "hooks.json").read_text(encoding="utf-8"))
+    (case,) = [c for c in shipped["cases"] if c["id"] == "first-deny-stops-the-rest"]
+    assert all(h["command"].startswith("{fixtures}/") for h in case["input"]["hooks"])
+    doc = {k: v for k, v in shipped.items() if k != "cases"}
+    doc["cases"] = [case]
+    (outside / "hooks-one").mkdir()
+    (outside / "hooks-one" / "hooks.json").write_text(json.dumps(doc), encoding="utf-8")
+    cli = installed / "hanzo-conformance"
+    argv = ["--no-default-vectors", "--vectors", "hooks-one"]
+    out = _run(cli, "run", *argv, "--platform", "python", "--platform", "js", cwd=outside).stdout
+    assert "OK: 2 results: 2 pass" in out
 
 
 def _the_pytest_plugin_collects_nothing_in_an_unrelated_project(
