@@ -367,3 +367,94 @@ impl ToolCallPipeline<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use hanzo_config::{merge_tiers, TierSource};
+    use hanzo_sandbox::{IsolationMode, SandboxConfig};
+    use serde_json::json;
+
+    use super::*;
+
+    struct AlwaysAllow;
+
+    impl PermissionPrompter for AlwaysAllow {
+        fn request_permission(&self, _tool_name: &str, _input: &Value) -> PermissionDecision {
+            PermissionDecision::Allow
+        }
+    }
+
+    struct Done;
+
+    impl ToolExecutor for Done {
+        fn execute(&self, _name: &str, _input: &Value, _session_id: &str) -> ToolResult {
+            ToolResult {
+                output: "done".to_owned(),
+                error: None,
+                is_error: false,
+            }
+        }
+    }
+
+    fn run_with_settings(settings: &str, tool_name: &str) -> PipelineOutcome {
+        let sources = [
+            TierSource::Bytes(settings.as_bytes().to_vec()),
+            TierSource::Absent,
+            TierSource::Absent,
+        ];
+        let config = merge_tiers(sources, &BTreeMap::new()).config;
+        let parts = ConfigParts::from_config(&config).expect("merged hooks are valid");
+        let hooks = parts.hooks.env([("PATH", "/usr/bin:/bin")]);
+        let sandbox =
+            Sandbox::new(SandboxConfig::new(IsolationMode::Off), "/").expect("root is absolute");
+        let pipeline = ToolCallPipeline {
+            policy: &parts.policy,
+            prompter: &AlwaysAllow,
+            hooks: &hooks,
+            sandbox: &sandbox,
+            executor: &Done,
+            session_id: "s",
+        };
+        pipeline.run(&ToolCall {
+            tool_name: tool_name.to_owned(),
+            input: json!({}),
+            origin: Origin::Agent,
+            paths: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn a_config_hook_denies_a_tool_the_config_allows() {
+        let settings = r#"{"permissions": {"fs.*": "allow"}, "hooks": [
+            {"event": "pre_tool_use", "command": "printf nope >&2; exit 2", "tool_pattern": "fs.*"}]}"#;
+        let outcome = run_with_settings(settings, "fs.write");
+        assert!(!outcome.ran);
+        assert_eq!(outcome.audit.refused_by, Some(RefusedBy::PreHooks));
+        assert_eq!(
+            outcome.tool_result.error.as_deref(),
+            Some("blocked by hook: nope")
+        );
+    }
+
+    #[test]
+    fn config_deny_rules_come_before_allow_rules_whatever_the_key_order() {
+        let outcome = run_with_settings(
+            r#"{"permissions": {"*": "allow", "fs.*": "deny"}}"#,
+            "fs.rm",
+        );
+        assert!(!outcome.ran);
+        assert_eq!(
+            outcome.tool_result.error.as_deref(),
+            Some("permission denied: denied by permission policy")
+        );
+        assert!(
+            run_with_settings(
+                r#"{"permissions": {"*": "allow", "fs.*": "deny"}}"#,
+                "net.get"
+            )
+            .ran
+        );
+    }
+}
