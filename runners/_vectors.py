@@ -16,6 +16,7 @@ from ._schemas import domain_schema, pointer, vector_file_validator
 from .exceptions import Problem, VectorFileError
 
 VECTORS_DIR = Path(__file__).resolve().parent.parent / "vectors"
+CANDIDATES_DIR = "candidates"  # generated, unreviewed cases (runners/_candidates.py)
 
 
 @dataclass(frozen=True)
@@ -214,11 +215,18 @@ def load_vector_file(path: Path) -> VectorFile:
 
 
 def vector_paths(sources: Iterable[Path]) -> list[Path]:
-    """Every *.json file named or found (recursively) under the given files and folders."""
+    """Every *.json file named or found (recursively) under the given files and folders.
+
+    A ``candidates`` folder (``hanzo-conformance generate``'s output) inside a given
+    folder is skipped; pass the candidates folder itself to load it.
+    """
     found: dict[Path, None] = {}
     for source in sources:
         if source.is_dir():
             for p in sorted(source.rglob("*.json")):
+                # Unreviewed generated cases load only when their folder is named itself.
+                if CANDIDATES_DIR in p.relative_to(source).parts[:-1]:
+                    continue
                 found.setdefault(p.resolve(), None)
         else:
             found.setdefault(source.resolve(), None)

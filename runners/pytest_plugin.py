@@ -108,7 +108,10 @@ def _is_vector_file(config: pytest.Config, file_path: Path) -> bool:
     resolved = file_path.resolve()
     for extra in config.option.hc_vectors:
         root = Path(extra).resolve()
-        if resolved == root or root in resolved.parents:
+        if resolved == root:
+            return True
+        # Generated candidates are collected only when their folder is named itself.
+        if root in resolved.parents and "candidates" not in resolved.relative_to(root).parts[:-1]:
             return True
     return False
 
