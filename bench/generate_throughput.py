@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import time
 
 from runners._generate import Search
@@ -39,22 +40,26 @@ def main() -> None:
     try:
         reference, *others = platforms
         print(f"load average before: {os.getloadavg()[0]:.1f}")
-        print("| domain | batch | examples | cases | seconds | cases/s |")
-        print("|---|---:|---:|---:|---:|---:|")
+        print("| domain | batch | examples | cases | seconds | cases/s | harness CPU s |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
         for domain in args.domain or DOMAINS:
             search = Search(domain, reference, others)
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             finding = search.search(args.examples, args.seed, args.batch)
-            seconds = time.perf_counter() - started
+            seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+            search.close()
             stats = search.stats
             note = " (a disagreement: shrinking included)" if finding else ""
             print(
                 f"| {domain} | {args.batch} | {stats.examples} | {stats.cases} | "
-                f"{seconds:.2f} | {stats.cases / seconds:,.0f}{note} |"
+                f"{seconds:.2f} | {stats.cases / seconds:,.0f}{note} | {cpu:.2f} |"
             )
         print(f"load average after: {os.getloadavg()[0]:.1f}")
     finally:
         stop_all(platforms)
+    # The Node worker's CPU, counted once it has exited: the whole run's cost on the machine.
+    node = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(f"Node worker CPU over the whole run: {node.ru_utime + node.ru_stime:.2f} s")
 
 
 if __name__ == "__main__":

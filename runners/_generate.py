@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -31,6 +32,8 @@ from ._run import StartedPlatform, _run_batch
 from ._schemas import domain_schema
 
 REFERENCE = "python"
+
+VALIDATE_ALL, VALIDATE_EVERY = 2_000, 10
 
 # A platform's response, read as plain JSON (output, error or crash).
 Answer = dict[str, Any]
@@ -91,11 +94,14 @@ def _short(value: Any, limit: int = 160) -> str:
 
 @st.composite
 def _batches(draw: st.DrawFn, elements: st.SearchStrategy[Any], size: int) -> list[Any]:
+    # At least `floor` elements, then continue unless a 0 in 0..63 is drawn. st.lists
+    # averages a handful of elements, and a stop draw alone averages about 50 (Hypothesis
+    # draws 0 more often than 1 in 64); the floor makes a batch about size/2 + 50 long.
+    # The shrinker lowers the floor to 1 in one step, then deletes (continue, element)
+    # pairs or stops early, down to the one input that fails.
+    floor = draw(st.integers(1, size))
     out = [draw(elements)]
-    # Continue unless a 0 in 0..63 is drawn: about 45 of 64 on average, where
-    # st.lists averages a handful; and the shrinker, which lowers the draw to 0 or
-    # deletes an (continue, element) pair, still gets down to the one input that fails.
-    while len(out) < size and draw(st.integers(0, 63)) != 0:
+    while len(out) < size and (len(out) < floor or draw(st.integers(0, 63)) != 0):
         out.append(draw(elements))
     return out
 
@@ -155,6 +161,8 @@ class Search:
         self.output_schema = schema.output if schema else None
         self.stats = Stats()
         self._valid_outputs: set[str] = set()
+        self._validated = 0
+        self._pool = ThreadPoolExecutor(max_workers=len(self.others) + 1)
 
     # -- running -----------------------------------------------------------------
 
@@ -176,15 +184,18 @@ class Search:
         return None
 
     def _reference_schema_problem(self, output: Any) -> str | None:
-        # Schema validation costs more than running the case on all three platforms, and
-        # the reference's outputs repeat a lot: remember the ones already found valid.
+        # Validating costs more than running the input on all three platforms. Every
+        # distinct reference output is validated until VALIDATE_ALL have been, then one
+        # in VALIDATE_EVERY: the reference breaking its own schema is not what the search
+        # is after (and a candidate's expectation is validated again when written).
         key = repr(output)
         if key in self._valid_outputs:
             return None
+        self._validated += 1
+        if self._validated > VALIDATE_ALL and self._validated % VALIDATE_EVERY:
+            return None
         problem = self._schema_problem(output)
-        if problem is None:
-            if len(self._valid_outputs) > 100_000:
-                self._valid_outputs.clear()
+        if problem is None and len(self._valid_outputs) < 100_000:
             self._valid_outputs.add(key)
         return problem
 
@@ -202,15 +213,15 @@ class Search:
             return f"error {actual['error'].get('code')!r} where the reference has an output"
         want, got = expected.get("output"), actual.get("output")
         if repr(want) == repr(got):
-            # Same text, same JSON (True and 1 print differently); schema validity is
-            # the reference's, checked once. repr runs in C: the common case stays cheap.
+            # Same text, same JSON (True and 1 print differently): the common case, and
+            # repr runs in C. Schema validity is then the reference's.
             return None
+        differences = diff(want, got, rules_for(self.rules, case_input))
+        if not differences:
+            return None  # equal up to key order (or 1.0 vs 1): valid if the reference is
         problem = self._schema_problem(got)
         if problem:
             return problem
-        differences = diff(want, got, rules_for(self.rules, case_input))
-        if not differences:
-            return None
         first = differences[0]
         return (
             f"differs at {first.pointer or '/'}: {_short(first.actual)}, "
@@ -220,8 +231,12 @@ class Search:
 
     def disagreements(self, inputs: Sequence[Any]) -> tuple[list[Answer], list[dict[str, str]]]:
         """Reference responses, and per input the platforms that disagree (with why)."""
+        # Out-of-process platforms work while this process runs the others: each
+        # other platform's batch goes out on its own thread (one batch per adapter
+        # at a time, so no adapter is called concurrently with itself).
+        pending = {p.name: self._pool.submit(self._run, p, inputs) for p in self.others}
         expected = self._run(self.reference, inputs)
-        answers = {p.name: self._run(p, inputs) for p in self.others}
+        answers = {name: future.result() for name, future in pending.items()}
         verdicts: list[dict[str, str]] = []
         for i, case_input in enumerate(inputs):
             reasons: dict[str, str] = {}
@@ -298,7 +313,8 @@ class Search:
             self.stats.examples += 1
             plans = [prop.requests(probe) for probe in probes]
             flat = [case_input for plan in plans for case_input in plan]
-            answers = {p.name: self._run(p, flat) for p in platforms}
+            pending = {p.name: self._pool.submit(self._run, p, flat) for p in platforms}
+            answers = {name: future.result() for name, future in pending.items()}
             at = 0
             for probe, plan in zip(probes, plans, strict=True):
                 reasons = {}
@@ -334,6 +350,9 @@ class Search:
             reference,
             first_failure[0],
         )
+
+    def close(self) -> None:
+        self._pool.shutdown()
 
     def properties(self) -> tuple[Property, ...]:
         found: tuple[Property, ...] = getattr(self.module, "PROPERTIES", ())

@@ -72,14 +72,17 @@ def run_domain(
     rules = corpus.comparison if corpus else ()
     search = Search(domain, reference, others, rules)
     findings = []
-    finding = search.search(args.max_examples, seed, args.batch)
-    if finding:
-        findings.append(finding)
-    if not args.no_properties:
-        for prop in search.properties():
-            finding = search.check_property(prop, args.max_examples, seed, args.batch)
-            if finding:
-                findings.append(finding)
+    try:
+        finding = search.search(args.max_examples, seed, args.batch)
+        if finding:
+            findings.append(finding)
+        if not args.no_properties:
+            for prop in search.properties():
+                finding = search.check_property(prop, args.max_examples, seed, args.batch)
+                if finding:
+                    findings.append(finding)
+    finally:
+        search.close()
     return findings, search
 
 

@@ -30,11 +30,18 @@ def _steps(raw: bytes) -> list[str]:
 STEPS = st.binary(max_size=80).map(_steps)
 
 
+# Built once: strategies built inside a draw cost more than the drawing itself.
+_JITTER = st.sampled_from(("none", "none", "full", "Full"))
+_BOOL = st.booleans()
+_EDIT = st.sampled_from(("keep", "keep", "keep", "short", "bad"))
+_BAD_SAMPLE = st.sampled_from((1.0, -0.0, -1e-9, 2.0))
+
+
 @st.composite
 def inputs(draw: st.DrawFn) -> dict[str, Any]:
     case: dict[str, Any] = {"base_ms": draw(PARAM), "max_ms": draw(PARAM)}
-    case["jitter"] = draw(st.sampled_from(("none", "none", "full", "Full")))
-    if draw(st.booleans()):
+    case["jitter"] = draw(_JITTER)
+    if draw(_BOOL):
         case["attempts"] = draw(ATTEMPTS)
         nexts = case["attempts"]
     else:
@@ -45,11 +52,11 @@ def inputs(draw: st.DrawFn) -> dict[str, Any]:
         # Recorded samples keep the output deterministic, so platforms can be compared;
         # sometimes one short (samples_exhausted) or one out of range (invalid_sample).
         samples = draw(st.lists(SAMPLE, min_size=nexts, max_size=nexts))
-        edit = draw(st.sampled_from(("keep", "keep", "keep", "short", "bad")))
+        edit = draw(_EDIT)
         if edit == "short" and samples:
             samples.pop()
         elif edit == "bad":
-            samples.append(draw(st.sampled_from((1.0, -0.0, -1e-9, 2.0))))
+            samples.append(draw(_BAD_SAMPLE))
         case["samples"] = samples
     return case
 

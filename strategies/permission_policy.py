@@ -133,14 +133,22 @@ def instance(pattern: str, raw: bytes) -> str:
     return "".join(out)
 
 
+# Built once: strategies built inside a draw cost more than the drawing itself.
+_RULES = st.lists(rule(), max_size=4)
+_VALID_RULES = st.lists(rule(valid_only=True), min_size=1, max_size=5)
+_FOUR = st.binary(min_size=4, max_size=4)
+_NAME = tool_name()
+_VALID_RULE = rule(valid_only=True)
+
+
 @st.composite
 def inputs(draw: st.DrawFn) -> dict[str, Any]:
-    rules = draw(st.lists(rule(), max_size=4))
-    raw = draw(st.binary(min_size=4, max_size=4))
+    rules = draw(_RULES)
+    raw = draw(_FOUR)
     if rules and raw[0] & 1:
         name = instance(rules[raw[0] % len(rules)]["tool_pattern"], raw[1:])
     else:
-        name = draw(tool_name())
+        name = draw(_NAME)
     return {"rules": rules, "tool_name": name}
 
 
@@ -173,10 +181,10 @@ def clauses(case_input: Any, response: Response) -> set[str]:
 @st.composite
 def _insertion(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     base = {
-        "rules": draw(st.lists(rule(valid_only=True), min_size=1, max_size=5)),
-        "tool_name": draw(tool_name()),
+        "rules": draw(_VALID_RULES),
+        "tool_name": draw(_NAME),
     }
-    return base, draw(rule(valid_only=True))
+    return base, draw(_VALID_RULE)
 
 
 def _with_rule_at(probe: tuple[dict[str, Any], dict[str, Any]], at: int) -> dict[str, Any]:

@@ -14,32 +14,41 @@ MAX_SAFE = 2**53 - 1
 TOKENS = st.one_of(st.sampled_from((0, 1, 5, 10, 100)), st.integers(0, 200))
 
 
+# Built once: strategies built inside a draw cost more than the drawing itself.
+_BOOL = st.booleans()
+_TURNS, _CALLS, _RESERVE = st.integers(0, 7), st.integers(0, 2), st.integers(-1, 4)
+_ONE_IN_5, _ONE_IN_6 = st.integers(0, 4), st.integers(0, 5)
+_FLAW = st.sampled_from(("role", "orphan", "summary", "huge", "negative"))
+_SUMMARY = st.one_of(st.sampled_from((0, 16)), TOKENS)
+_COMPACTED = st.sampled_from((0, 1, 3, -1))
+
+
 @st.composite
 def history(draw: st.DrawFn) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
-    if draw(st.booleans()):
+    if draw(_BOOL):
         messages.append({"role": "system", "content": "sys", "token_count": draw(TOKENS)})
     calls = 0
-    for _ in range(draw(st.integers(0, 7))):
+    for _ in range(draw(_TURNS)):
         messages.append({"role": "user", "content": "q", "token_count": draw(TOKENS)})
-        n_calls = draw(st.integers(0, 2))
+        n_calls = draw(_CALLS)
         ids = [f"c{calls + i}" for i in range(n_calls)]
         calls += n_calls
         reply: dict[str, Any] = {"role": "assistant", "content": "a", "token_count": draw(TOKENS)}
-        if len(ids) > 0 or draw(st.booleans()):  # an empty tool_calls list now and then
+        if len(ids) > 0 or draw(_BOOL):  # an empty tool_calls list now and then
             reply["tool_calls"] = [{"id": call, "name": "fs.read"} for call in ids]
         messages.append(reply)
         for call in ids:
             messages.append(
                 {"role": "tool", "content": "r", "token_count": draw(TOKENS), "tool_call_id": call}
             )
-            if draw(st.integers(0, 5)) == 0:
+            if draw(_ONE_IN_6) == 0:
                 messages.append({"role": "assistant", "content": "a2", "token_count": 1})
     # Sometimes break it (COMP-4): a bad role, an orphan result, a summary flag, huge count.
-    if messages and draw(st.integers(0, 4)) == 0:
+    if messages and draw(_ONE_IN_5) == 0:
         i = draw(st.integers(0, len(messages) - 1))
         broken = dict(messages[i])
-        flaw = draw(st.sampled_from(("role", "orphan", "summary", "huge", "negative")))
+        flaw = draw(_FLAW)
         if flaw == "role":
             broken["role"] = "developer"
         elif flaw == "orphan":
@@ -65,11 +74,11 @@ def inputs(draw: st.DrawFn) -> dict[str, Any]:
     case = {
         "messages": messages,
         "max_tokens": max_tokens,
-        "summary_tokens": draw(st.one_of(st.sampled_from((0, 16)), TOKENS)),
-        "compacted_tokens": draw(st.sampled_from((0, 1, 3, -1))),
+        "summary_tokens": draw(_SUMMARY),
+        "compacted_tokens": draw(_COMPACTED),
     }
-    if draw(st.booleans()):
-        case["reserve_recent"] = draw(st.integers(-1, 4))
+    if draw(_BOOL):
+        case["reserve_recent"] = draw(_RESERVE)
     return case
 
 
