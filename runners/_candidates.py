@@ -22,6 +22,8 @@ from ._vectors import CANDIDATES_DIR, VECTORS_DIR, load_vector_file
 from .exceptions import HarnessError
 
 PLACEHOLDER = "Generated, not yet reviewed: "
+GENERATED = "generated"
+GENERATED_MEANING = "found by hanzo-conformance generate (differential or property search)"
 
 
 def candidates_dir(vectors_dir: Path = VECTORS_DIR) -> Path:
@@ -46,10 +48,12 @@ def _header(domain: str, vectors_dir: Path) -> dict[str, Any]:
             f"Candidates for {domain} found by hanzo-conformance generate: review each "
             "(fix the contract or the platform), then hanzo-conformance promote."
         ),
+        "tags": {GENERATED: GENERATED_MEANING},
     }
     main = vectors_dir / f"{domain}.json"
     if main.is_file():
         source = _read(main)
+        doc["tags"] = {GENERATED: GENERATED_MEANING, **source.get("tags", {})}
         for key in ("comparison", "variants"):
             if key in source:
                 doc[key] = source[key]
@@ -73,11 +77,15 @@ def as_case(finding: Finding, seed: int, clauses: set[str]) -> dict[str, Any] | 
     case: dict[str, Any] = {
         "id": f"gen-{digest}",
         "description": f"{PLACEHOLDER}{what}. {reasons}"[:600],
-        "tags": ["generated"],
-        "source": (
-            f"hanzo-conformance generate --seed {seed} (Hypothesis {hypothesis.__version__}, "
-            f"{finding.kind} {finding.name}); disagreed: {', '.join(finding.platforms)}"
-        ),
+        "tags": [GENERATED],
+        "source": {
+            "kind": "generated",
+            "ref": (
+                f"hanzo-conformance generate --seed {seed} (Hypothesis "
+                f"{hypothesis.__version__}, {finding.kind} {finding.name}); "
+                f"disagreed: {', '.join(finding.platforms)}"
+            ),
+        },
         "clauses": sorted(clauses) or ["UNKNOWN-1"],
         "input": finding.input,
     }
@@ -141,6 +149,11 @@ def promote(
     if clauses:
         case["clauses"] = clauses
     document["cases"].append(case)
+    for tag in case["tags"]:
+        # A candidate's tags are the domain file's, plus "generated": declare it there.
+        if tag not in document.get("tags", {}):
+            declared = candidates.get("tags", {}).get(tag, GENERATED_MEANING)
+            document["tags"] = {**document.get("tags", {}), tag: declared}
     text = canonical(document)
     staged = target.with_suffix(".promote.tmp")
     staged.write_text(text, encoding="utf-8")

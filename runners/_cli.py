@@ -12,8 +12,9 @@ from typing import Any
 
 from ._format import canonical
 from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, start_all, stop_all
-from ._report import case_inputs, document, render_text
+from ._report import document, render_text
 from ._run import run_matrix
+from ._schemas import extra_schema_dirs
 from ._vectors import VECTORS_DIR, VectorFile, load_vectors, vector_paths
 from .exceptions import HarnessError, VectorFileError
 
@@ -91,11 +92,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = json.dumps(doc, indent=2, ensure_ascii=False)
     else:
-        text = render_text(doc, case_inputs(files), max_problems=args.max_problems)
+        text = render_text(doc, max_problems=args.max_problems)
     if args.output:
         Path(args.output).write_text(text + "\n", encoding="utf-8")
         if args.format == "json":
-            print(render_text(doc, case_inputs(files), max_problems=args.max_problems))
+            print(render_text(doc, max_problems=args.max_problems))
     else:
         print(text)
     return 1 if doc["summary"]["diverged"] else 0
@@ -171,6 +172,17 @@ def add_generate_parsers(sub: Any) -> None:
     p.set_defaults(func=cmd_promote)
 
 
+def schema_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--schemas",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="look for <domain>.schema.json here before schemas/ (repeatable)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hanzo-conformance", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -191,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--domain", action="append", default=[], help="only this domain (repeatable)"
         )
+        schema_options(p)
 
     p = sub.add_parser("validate", help="check every vector file against schemas/")
     vector_options(p)
@@ -249,7 +262,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        code: int = args.func(args)
+        with extra_schema_dirs(getattr(args, "schemas", [])):
+            code: int = args.func(args)
         return code
     except VectorFileError as e:
         print(f"hanzo-conformance: invalid vectors ({len(e.problems)} problems):", file=sys.stderr)

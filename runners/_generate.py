@@ -201,6 +201,8 @@ class Search:
 
     def _judge(self, case_input: Any, expected: Answer, actual: Answer) -> str | None:
         """Why ``actual`` (another platform) is wrong given the reference's ``expected``."""
+        if "skip" in actual:
+            return None  # the platform declined this input (protocol skip): nothing to compare
         if "crash" in actual:
             return f"crashed: {actual['crash'].get('message', '')}"
         if "error" in expected:

@@ -13,11 +13,12 @@ from typing import Any
 from ._candidates import as_case, write_candidate
 from ._generate import REFERENCE, Finding, Search, Stats
 from ._platforms import factories, start_all, stop_all
+from ._resources import project_dir
 from ._run import StartedPlatform
 from ._vectors import VectorFile, load_vector_file
 from .exceptions import HarnessError
 
-DOCS_DIR = Path(__file__).resolve().parent.parent / "docs" / "domains"
+DOCS_DIR = project_dir("docs/domains")
 _CLAUSE_HEADING = re.compile(r"^#{2,4} \**([A-Z]+-[0-9]+[a-z]?)\b", re.MULTILINE)
 _CLAUSE_BULLET = re.compile(r"^- \*\*([A-Z]+-[0-9]+[a-z]?)\b", re.MULTILINE)
 

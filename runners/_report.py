@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 STATUSES = ("pass", "fail", "error", "skip")
@@ -126,16 +126,12 @@ def render_problem(result: Mapping[str, Any], case_input: Any = None, limit: int
     return "\n".join(lines)
 
 
-def render_text(
-    doc: Mapping[str, Any],
-    inputs: Mapping[tuple[str, str], Any] | None = None,
-    max_problems: int = 50,
-) -> str:
+def render_text(doc: Mapping[str, Any], max_problems: int = 50) -> str:
     summary = doc["summary"]
     problems = [r for r in doc["results"] if r["status"] in ("fail", "error")]
     parts = []
     for r in problems[:max_problems]:
-        parts.append(render_problem(r, (inputs or {}).get((r["domain"], r["case"]))))
+        parts.append(render_problem(r, r.get("input")))
     if len(problems) > max_problems:
         parts.append(f"… {len(problems) - max_problems} more problems (see --format json)")
     parts.append(render_table(doc))
@@ -153,7 +149,3 @@ def render_text(
         f"{summary['error']} error, {summary['skip']} skip"
     )
     return "\n\n".join(parts)
-
-
-def case_inputs(files: Iterable[Any]) -> dict[tuple[str, str], Any]:
-    return {(vf.domain, c.id): c.input for vf in files for c in vf.cases}

@@ -27,7 +27,7 @@ from miniatures import (
 
 import strategies
 from adapters import registry
-from adapters.python_ref import PythonAdapter
+from adapters.python import PythonAdapter
 from runners._candidates import promote
 from runners._cli import main
 from runners._format import canonical
@@ -225,7 +225,8 @@ def test_generate_writes_a_valid_candidate_once_and_promote_moves_it(
     candidates = load_vector_file(path)  # a valid vector file
     (case,) = candidates.cases
     assert case.tags == ("generated",)
-    assert f"--seed {SEED}" in case.source and "crlf" in case.source
+    assert case.source["kind"] == "generated"
+    assert f"--seed {SEED}" in case.source["ref"] and "crlf" in case.source["ref"]
     assert len(case.input["chunks"]) <= 3
     text = path.read_text(encoding="utf-8")
     assert canonical(json.loads(text)) == text  # fmt --check would pass
