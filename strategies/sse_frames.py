@@ -85,14 +85,42 @@ def split(text: str, cuts: list[int]) -> list[str]:
     return [text[a:b] for a, b in itertools.pairwise(bounds)]
 
 
+# Byte sequences that are not valid UTF-8: lone continuation/invalid byte, truncated
+# 2- and 3-byte sequences, an encoded surrogate, an overlong '/', a truncated emoji.
+BAD_UTF8 = (b"\xff", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf0\x9f\x98")
+
+
+def _bytes_case(raw: bytes) -> dict[str, Any]:
+    """The byte form (SSE-11): pieces UTF-8 encoded (now and then invalid bytes), cut at
+    byte positions, also inside a multi-byte character; one code point per byte."""
+    data, cuts = b"", []
+    for b in raw:
+        if b & 0x80 and data:
+            cuts.append(max(0, len(data) - (b >> 5 & 3)))  # at the end, or 1-3 bytes in
+        index = b & 0x7F
+        data += (
+            BAD_UTF8[index % len(BAD_UTF8)]
+            if index >= 120
+            else PIECES[index % len(PIECES)].encode("utf-8")
+        )
+    bounds = [0, *sorted(set(cuts)), len(data)]
+    chunks = [data[a:z].decode("latin-1") for a, z in itertools.pairwise(bounds)]
+    return {"chunks": chunks, "encoding": "bytes"}
+
+
 def inputs() -> st.SearchStrategy[dict[str, Any]]:
-    return text_and_cuts().map(lambda tc: {"chunks": split(*tc)})
+    text = text_and_cuts().map(lambda tc: {"chunks": split(*tc)})
+    raw = st.binary(min_size=SIZE, max_size=SIZE).map(_bytes_case)
+    return st.one_of(text, raw)
 
 
 def clauses(case_input: Any, response: Response) -> set[str]:
     chunks: list[str] = case_input["chunks"]
     text = "".join(chunks)
     found = {"SSE-6"}
+    if case_input.get("encoding") == "bytes":
+        found.add("SSE-11")
+        text = text.encode("latin-1").decode("utf-8", "replace")
     if len([c for c in chunks if c]) > 1:
         found.add("SSE-1")
     if text.startswith("\ufeff"):

@@ -167,7 +167,7 @@ class CrLfAcrossChunks(_OneDomainFault):
             before = "".join(chunks[:i])
             if before.endswith("\r") and chunks[i].startswith("\n"):
                 chunks[i] = "\r" + chunks[i][1:]  # this parser sees a second line ending
-        return self.inner.run([{**request, "input": {"chunks": chunks}}])[0]
+        return self.inner.run([{**request, "input": {**request["input"], "chunks": chunks}}])[0]
 
 
 def _utf16_units(text: str) -> str:
