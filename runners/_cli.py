@@ -10,11 +10,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from jsonschema.exceptions import best_match
+
 from ._format import canonical
 from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, start_all, stop_all
 from ._report import document, render_text
 from ._run import run_matrix
-from ._schemas import extra_schema_dirs
+from ._schemas import extra_schema_dirs, pointer, results_validator
 from ._vectors import VECTORS_DIR, VectorFile, load_vectors, vector_paths
 from .exceptions import HarnessError, VectorFileError
 
@@ -94,7 +96,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         text = render_text(doc, max_problems=args.max_problems)
     if args.output:
-        Path(args.output).write_text(text + "\n", encoding="utf-8")
+        try:
+            Path(args.output).write_text(text + "\n", encoding="utf-8")
+        except OSError as e:
+            raise HarnessError(f"cannot write --output {args.output}: {e.strerror or e}") from e
         if args.format == "json":
             print(render_text(doc, max_problems=args.max_problems))
     else:
@@ -102,8 +107,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 1 if doc["summary"]["diverged"] else 0
 
 
+def _read_results(path: Path) -> Any:
+    """A saved results document; HarnessError naming the file if it is not one."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        error = best_match(results_validator().iter_errors(doc))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise HarnessError(f"{path}: cannot read a results document: {e}") from e
+    if error is not None:
+        where = pointer(error.absolute_path) or "(root)"
+        raise HarnessError(
+            f"{path}: not a results document (schemas/results.schema.json) at {where}: "
+            + error.message[:300]
+        )
+    return doc
+
+
 def cmd_report(args: argparse.Namespace) -> int:
-    doc = json.loads(Path(args.results).read_text(encoding="utf-8"))
+    doc = _read_results(Path(args.results))
     print(render_text(doc, max_problems=args.max_problems))
     return 1 if doc["summary"]["diverged"] else 0
 
