@@ -201,6 +201,71 @@ def _in_process_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+def cmd_generate(args: argparse.Namespace) -> int:
+    from ._generate_cli import generate
+
+    return generate(args)
+
+
+def cmd_promote(args: argparse.Namespace) -> int:
+    from ._candidates import promote
+
+    target = promote(
+        args.domain,
+        args.candidate,
+        args.id,
+        args.description,
+        args.clause or None,
+        vectors_dir=args.vectors_dir,
+    )
+    print(f"promoted {args.candidate} to {_shown(target)} as {args.id}")
+    return 0
+
+
+def add_generate_parsers(sub: Any) -> None:
+    """``generate`` and ``promote`` (issue 10)."""
+    p = sub.add_parser("generate", help="search for inputs the platforms disagree on (Hypothesis)")
+    p.add_argument("--domain", action="append", required=True, help="domain (repeatable)")
+    p.add_argument(
+        "--platform",
+        action="append",
+        default=[],
+        help="compare this platform with the python reference (repeatable; default all)",
+    )
+    p.add_argument(
+        "--worker",
+        action="append",
+        default=[],
+        metavar="NAME=COMMAND",
+        help="also compare an out-of-process platform speaking docs/protocol.md",
+    )
+    p.add_argument("--case-timeout", type=float, default=DEFAULT_CASE_TIMEOUT, metavar="SECONDS")
+    p.add_argument("--max-examples", type=int, default=200, help="Hypothesis examples per search")
+    p.add_argument("--batch", type=int, default=64, help="inputs drawn per example")
+    p.add_argument("--seed", type=int, help="Hypothesis seed (default: random, printed)")
+    p.add_argument("--report", action="store_true", help="print the clause coverage")
+    p.add_argument("--no-properties", action="store_true", help="only the differential search")
+    p.add_argument("--no-write", action="store_true", help="do not write vectors/candidates/")
+    _in_process_option(p)
+    p.add_argument(
+        "--vectors-dir",
+        type=Path,
+        default=VECTORS_DIR,
+        metavar="DIR",
+        help="the vectors folder whose candidates/ receives findings",
+    )
+    p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser("promote", help="move a reviewed candidate into the domain's vector file")
+    p.add_argument("domain")
+    p.add_argument("candidate", metavar="CANDIDATE_ID")
+    p.add_argument("--id", required=True, help="the case's new kebab-case id")
+    p.add_argument("--description", required=True, help="why the case exists")
+    p.add_argument("--clause", action="append", default=[], help="clause id (repeatable; replaces)")
+    p.add_argument("--vectors-dir", type=Path, default=VECTORS_DIR, metavar="DIR")
+    p.set_defaults(func=cmd_promote)
+
+
 def schema_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--schemas",
@@ -285,6 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("results", metavar="FILE")
     p.add_argument("--max-problems", type=int, default=50)
     p.set_defaults(func=cmd_report)
+    add_generate_parsers(sub)
     return parser
 
 

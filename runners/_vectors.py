@@ -25,6 +25,7 @@ from ._variants import VariantError, chunks_at
 from .exceptions import Problem, VectorFileError
 
 VECTORS_DIR = project_dir("vectors")
+CANDIDATES_DIR = "candidates"  # generated, unreviewed cases (runners/_candidates.py)
 _KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
@@ -414,14 +415,20 @@ def _vector_files_under(folder: Path, problems: list[Problem]) -> list[Path]:
         )
 
     found: list[Path] = []
-    for root, _dirs, names in os.walk(folder, onerror=unlistable):
+    for root, dirs, names in os.walk(folder, onerror=unlistable):
+        # Unreviewed generated cases load only when their folder is named itself.
+        dirs[:] = [d for d in dirs if d != CANDIDATES_DIR]
         found.extend(Path(root) / name for name in names if name.endswith(".json"))
     return sorted(found)
 
 
 def find_vector_files(sources: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
     """Every *.json file named or found (recursively) under the given files and folders,
-    and a problem for each source that cannot be used (missing, a symlink loop, unreadable)."""
+    and a problem for each source that cannot be used (missing, a symlink loop, unreadable).
+
+    A ``candidates`` folder (``hanzo-conformance generate``'s output) inside a given
+    folder is skipped; pass the candidates folder itself to load it.
+    """
     found: dict[Path, None] = {}
     problems: list[Problem] = []
     for source in sources:

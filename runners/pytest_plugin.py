@@ -30,7 +30,7 @@ from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, stop_all
 from ._report import render_problem
 from ._run import StartedPlatform, run_cases, start_platform
 from ._schemas import extra_schema_dirs
-from ._vectors import Case, VectorFile, load_vector_file
+from ._vectors import CANDIDATES_DIR, Case, VectorFile, load_vector_file
 from .exceptions import VectorFileError
 
 if TYPE_CHECKING:
@@ -211,7 +211,14 @@ def _is_vector_file(config: pytest.Config, file_path: Path) -> bool:
     if file_path.suffix != ".json":
         return False
     resolved = file_path.resolve()
-    return any(resolved == root or root in resolved.parents for root in _vector_roots(config))
+    # Generated candidates are collected only when their folder is named itself.
+    return any(
+        resolved == root
+        or (
+            root in resolved.parents and CANDIDATES_DIR not in resolved.relative_to(root).parts[:-1]
+        )
+        for root in _vector_roots(config)
+    )
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
