@@ -9,9 +9,13 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
+from . import _args
 from ._format import canonical
+from ._meta import run_metadata
+from ._output import check_writable, write_results
 from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, start_all, stop_all
-from ._report import case_inputs, document, render_text
+from ._report import case_inputs, case_records, document, render_text
+from ._results_file import read_results
 from ._run import run_matrix
 from ._vectors import VECTORS_DIR, VectorFile, load_vectors, vector_paths
 from .exceptions import HarnessError, VectorFileError
@@ -80,28 +84,38 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    output = Path(args.output) if args.output else None
+    if output is not None:
+        check_writable(output)  # before anything runs: a typo never costs a run
     files = _load(args)
     platforms = start_all(factories(args.platform, args.worker, args.case_timeout))
     try:
         outcomes = run_matrix(files, platforms)
     finally:
         stop_all(platforms)
-    doc = document([o.to_json() for o in outcomes], {p.name: describe(p) for p in platforms})
-    if args.format == "json":
-        text = json.dumps(doc, indent=2, ensure_ascii=False)
-    else:
-        text = render_text(doc, case_inputs(files), max_problems=args.max_problems)
-    if args.output:
-        Path(args.output).write_text(text + "\n", encoding="utf-8")
-        if args.format == "json":
-            print(render_text(doc, case_inputs(files), max_problems=args.max_problems))
-    else:
+    doc = document(
+        [o.to_json() for o in outcomes],
+        {p.name: describe(p) for p in platforms},
+        case_records(files),
+    )
+    doc["summary"]["run"] = run_metadata(files)
+    table = render_text(doc, case_inputs(files), max_problems=args.max_problems)
+    text = json.dumps(doc, indent=2, ensure_ascii=False) if args.format == "json" else table
+    code = 1 if doc["summary"]["diverged"] else 0
+    if output is None:
         print(text)
-    return 1 if doc["summary"]["diverged"] else 0
+        return code
+    failure = write_results(output, text + "\n")
+    print(table)
+    if failure:
+        print(failure, file=sys.stderr)
+        return 2
+    print(f"\nresults written to {output}")
+    return code
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    doc = json.loads(Path(args.results).read_text(encoding="utf-8"))
+    doc = read_results(Path(args.results))
     print(render_text(doc, max_problems=args.max_problems))
     return 1 if doc["summary"]["diverged"] else 0
 
@@ -152,12 +166,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--worker",
         action="append",
         default=[],
+        type=_args.worker_spec,
         metavar="NAME=COMMAND",
-        help="add an out-of-process platform speaking docs/protocol.md",
+        help="add an out-of-process platform speaking docs/protocol.md (a new name; "
+        "COMMAND is split shell-like, not run by a shell)",
     )
     p.add_argument(
         "--case-timeout",
-        type=float,
+        type=_args.positive_seconds,
         default=DEFAULT_CASE_TIMEOUT,
         metavar="SECONDS",
         help=f"per-case timeout for worker platforms (default {DEFAULT_CASE_TIMEOUT})",
@@ -169,19 +185,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the report here (with --format json, the table is still printed)",
     )
     p.add_argument(
-        "--max-problems", type=int, default=50, help="failures shown in full (default 50)"
+        "--max-problems",
+        type=_args.non_negative_int,
+        default=50,
+        help="failures shown in full (default 50)",
     )
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("report", help="render a saved --format json result file")
     p.add_argument("results", metavar="FILE")
-    p.add_argument("--max-problems", type=int, default=50)
+    p.add_argument("--max-problems", type=_args.non_negative_int, default=50)
     p.set_defaults(func=cmd_report)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _args.check_unique_workers(parser, getattr(args, "worker", []))
     try:
         code: int = args.func(args)
         return code

@@ -57,12 +57,23 @@ def describe(platform: StartedPlatform) -> dict[str, Any]:
     impl = platform.implementation
     if impl is None:
         return {"failure": platform.failure or "did not start"}
-    return {
+    info: dict[str, Any] = {
         "implementation": impl.name,
         "version": impl.version,
         "language": impl.language,
         "domains": sorted(impl.domains),
     }
+    commit = impl.commit or _builtin_commit(platform.name)
+    if commit:
+        info["commit"] = commit
+    return info
+
+
+def _builtin_commit(name: str) -> str | None:
+    """A built-in platform is built from this checkout: its commit is the checkout's."""
+    from ._meta import git_commit
+
+    return git_commit() if name in registry.BUILTIN else None
 
 
 def stop_all(platforms: Sequence[StartedPlatform]) -> None:

@@ -11,6 +11,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ._textsafe import bound, shown
+
 STATUSES = ("pass", "fail", "error", "skip")
 
 
@@ -36,9 +38,38 @@ def summarize(
 
 
 def document(
-    results: Sequence[Mapping[str, Any]], platforms: Mapping[str, Mapping[str, Any]]
+    results: Sequence[Mapping[str, Any]],
+    platforms: Mapping[str, Mapping[str, Any]],
+    cases: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    return {"summary": summarize(results, platforms), "results": list(results)}
+    """The results document; ``cases`` (see ``case_records``) lets a saved run show inputs."""
+    doc: dict[str, Any] = {"summary": summarize(results, platforms), "results": list(results)}
+    if cases is not None:
+        doc["cases"] = dict(cases)
+    return doc
+
+
+def case_key(domain: str, case: str) -> str:
+    return f"{domain}::{case}"
+
+
+def case_records(files: Iterable[Any]) -> dict[str, dict[str, Any]]:
+    """Each case's description, clauses, tags, input and expectation, by ``domain::id``."""
+    records = {}
+    for vf in files:
+        for c in vf.cases:
+            record: dict[str, Any] = {
+                "description": c.description,
+                "clauses": list(c.clauses),
+                "tags": list(c.tags),
+                "input": c.input,
+            }
+            if c.expects_error:
+                record["error"] = c.error
+            else:
+                record["expected"] = c.expected
+            records[case_key(vf.domain, c.id)] = record
+    return records
 
 
 def _cell(counts: Mapping[str, int]) -> str:
@@ -72,11 +103,6 @@ def render_table(doc: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _short(value: Any, limit: int = 160) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _group_by_value(
     diffs: Sequence[Mapping[str, Any]],
 ) -> list[tuple[Mapping[str, Any], list[str | None]]]:
@@ -90,6 +116,16 @@ def _group_by_value(
     return list(groups.values())
 
 
+def _group_schema_errors(
+    errors: Sequence[Mapping[str, Any]],
+) -> list[tuple[Mapping[str, Any], list[str | None]]]:
+    """The same schema violation on several chunkings is shown once, like a difference."""
+    groups: dict[tuple[str, str], tuple[Mapping[str, Any], list[str | None]]] = {}
+    for s in errors:
+        groups.setdefault((s["pointer"], s["message"]), (s, []))[1].append(s.get("variant"))
+    return list(groups.values())
+
+
 def _chunkings(variants: list[str | None]) -> str:
     named = [v for v in variants if v is not None]
     if not named:
@@ -100,29 +136,47 @@ def _chunkings(variants: list[str | None]) -> str:
     return f"  [chunking{'s' if len(named) > 1 else ''} {listed}]"
 
 
-def render_problem(result: Mapping[str, Any], case_input: Any = None, limit: int = 20) -> str:
-    """One failing or erroring result: the case, the input, and each differing pointer."""
+def render_problem(
+    result: Mapping[str, Any],
+    case_input: Any = None,
+    limit: int = 20,
+    case_info: Mapping[str, Any] | None = None,
+) -> str:
+    """One failing or erroring result: the case, why it exists, its input, each difference.
+
+    Every value is bounded and has its invisible characters escaped (``_textsafe``).
+    """
     head = f"{result['status'].upper()} {result['domain']}::{result['case']} [{result['platform']}]"
     lines = [head]
+    info = case_info or {}
+    if info.get("description"):
+        lines.append(f"  why: {bound(info['description'])}")
+    if info.get("clauses"):
+        lines.append(f"  clauses: {', '.join(info['clauses'])}")
+    if case_input is None:
+        case_input = info.get("input")
     if case_input is not None:
-        lines.append(f"  input: {_short(case_input, 400)}")
+        lines.append(f"  input: {shown(case_input)}")
     if result.get("message"):
-        lines.append(f"  {result['message']}")
+        lines.append(f"  {bound(result['message'])}")
     groups = _group_by_value(result.get("diff", []))
     for d, variants in groups[:limit]:
-        where = (d["pointer"] or "(whole output)") + _chunkings(variants)
-        expected = _short(d["expected"]) if "expected" in d else "(absent)"
-        actual = _short(d["actual"]) if "actual" in d else "(absent)"
+        where = bound(d["pointer"] or "(whole output)", 200) + _chunkings(variants)
+        expected = shown(d["expected"]) if "expected" in d else "(absent)"
+        actual = shown(d["actual"]) if "actual" in d else "(absent)"
         lines.append(f"  {where}: expected {expected}, actual {actual}")
     if len(groups) > limit:
         lines.append(f"  … and {len(groups) - limit} more differences")
-    for s in result.get("schema_errors", [])[:limit]:
-        suffix = f"  [chunking {s['variant']}]" if "variant" in s else ""
-        lines.append(f"  output schema: {s['pointer'] or '(root)'}: {s['message']}{suffix}")
+    schema_groups = _group_schema_errors(result.get("schema_errors", []))
+    for s, variants in schema_groups[:limit]:
+        where = bound(s["pointer"] or "(root)", 200)
+        lines.append(f"  output schema: {where}: {bound(s['message'])}{_chunkings(variants)}")
+    if len(schema_groups) > limit:
+        lines.append(f"  … and {len(schema_groups) - limit} more schema violations")
     if result.get("detail"):
         tail = result["detail"].rstrip().splitlines()[-15:]
         lines.append("  detail:")
-        lines.extend("    " + line for line in tail)
+        lines.extend("    " + bound(line) for line in tail)
     return "\n".join(lines)
 
 
@@ -134,8 +188,12 @@ def render_text(
     summary = doc["summary"]
     problems = [r for r in doc["results"] if r["status"] in ("fail", "error")]
     parts = []
+    cases = doc.get("cases", {})
     for r in problems[:max_problems]:
-        parts.append(render_problem(r, (inputs or {}).get((r["domain"], r["case"]))))
+        info = cases.get(case_key(r["domain"], r["case"]))
+        parts.append(
+            render_problem(r, (inputs or {}).get((r["domain"], r["case"])), case_info=info)
+        )
     if len(problems) > max_problems:
         parts.append(f"… {len(problems) - max_problems} more problems (see --format json)")
     parts.append(render_table(doc))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from . import _args
 from ._outcomes import Outcome
 from ._platforms import DEFAULT_CASE_TIMEOUT, factories, stop_all
 from ._report import render_problem
@@ -75,12 +76,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="append",
         default=[],
         dest="hc_workers",
+        type=_args.worker_spec,
         metavar="NAME=COMMAND",
         help="add an out-of-process platform speaking docs/protocol.md",
     )
     group.addoption(
         "--case-timeout",
-        type=float,
+        type=_args.positive_seconds,
         default=DEFAULT_CASE_TIMEOUT,
         dest="hc_case_timeout",
         metavar="SECONDS",
@@ -181,7 +183,12 @@ class CaseItem(pytest.Item):
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
     ) -> str | TerminalRepr:
         if isinstance(excinfo.value, CaseFailed):
-            return render_problem(excinfo.value.outcome.to_json(), self.case.input, limit=50)
+            return render_problem(
+                excinfo.value.outcome.to_json(),
+                self.case.input,
+                limit=50,
+                case_info={"description": self.case.description, "clauses": self.case.clauses},
+            )
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:

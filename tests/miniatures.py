@@ -133,3 +133,19 @@ class Dropper(_Wrapped):
 class NoStart(_Wrapped):
     def start(self) -> Implementation:
         raise OSError("no such executable: hanzo-worker")
+
+
+class Rewriter(_Wrapped):
+    """Rewrites every output with ``rewrite`` (tests that need one precise wrongness)."""
+
+    def __init__(self, name: str, rewrite: Callable[[Any], Any]) -> None:
+        super().__init__(name)
+        self.rewrite = rewrite
+
+    def run(self, requests: Sequence[Request]) -> list[Response]:
+        return [
+            {"id": r["id"], "output": self.rewrite(copy.deepcopy(r["output"]))}
+            if "output" in r
+            else r
+            for r in self.inner.run(requests)
+        ]
