@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import _args
+from ._clusters import annotate as annotate_clusters
 from ._format import canonical
 from ._meta import run_metadata
 from ._output import check_writable, write_results
@@ -99,6 +100,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         case_records(files),
     )
     doc["summary"]["run"] = run_metadata(files)
+    annotate_clusters(doc)
     table = render_text(doc, case_inputs(files), max_problems=args.max_problems)
     text = json.dumps(doc, indent=2, ensure_ascii=False) if args.format == "json" else table
     code = 1 if doc["summary"]["diverged"] else 0

@@ -196,6 +196,11 @@ def render_text(
         )
     if len(problems) > max_problems:
         parts.append(f"… {len(problems) - max_problems} more problems (see --format json)")
+    from ._clusters import clusters, render_clusters  # imports this module
+
+    by_cause = render_clusters(clusters(doc["results"], cases))
+    if by_cause:
+        parts.append(by_cause)
     parts.append(render_table(doc))
     platform_lines = [
         f"  {name}: {info['implementation']} {info['version']} ({info['language']})"

@@ -162,7 +162,7 @@ def test_schema_violations_are_grouped_across_chunkings(capsys, write_vectors):
     finally:
         unregister_platform("drift")
     assert code == 1
-    schema_lines = [line for line in out.splitlines() if "output schema" in line]
+    schema_lines = [line for line in out.splitlines() if line.startswith("  output schema")]
     assert len(schema_lines) == 1, schema_lines
     assert "[original and" in schema_lines[0] and "chunkings" in schema_lines[0]
 
