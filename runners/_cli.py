@@ -8,10 +8,12 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from . import _args
-from ._clusters import annotate as annotate_clusters
 from ._format import canonical
+from ._gate import EXIT_USAGE, exit_code, finish, shard_files
+from ._ledger import ledger_from_results, ledger_text, load_ledger
 from ._meta import run_metadata
 from ._output import check_writable, write_results
 from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, start_all, stop_all
@@ -88,7 +90,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else None
     if output is not None:
         check_writable(output)  # before anything runs: a typo never costs a run
-    files = _load(args)
+    all_files = _load(args)
+    ledgers = [load_ledger(Path(p)) for p in args.expectations]
+    files = shard_files(all_files, args.shard) if args.shard else all_files
     platforms = start_all(factories(args.platform, args.worker, args.case_timeout))
     try:
         outcomes = run_matrix(files, platforms)
@@ -99,11 +103,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         {p.name: describe(p) for p in platforms},
         case_records(files),
     )
-    doc["summary"]["run"] = run_metadata(files)
-    annotate_clusters(doc)
+    doc["summary"]["run"] = run_metadata(all_files)
+    if args.shard:
+        doc["summary"]["run"]["shard"] = f"{args.shard[0]}/{args.shard[1]}"
+    finish(doc, ledgers, all_files)
     table = render_text(doc, case_inputs(files), max_problems=args.max_problems)
     text = json.dumps(doc, indent=2, ensure_ascii=False) if args.format == "json" else table
-    code = 1 if doc["summary"]["diverged"] else 0
+    code = exit_code(doc)
     if output is None:
         print(text)
         return code
@@ -111,7 +117,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(table)
     if failure:
         print(failure, file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     print(f"\nresults written to {output}")
     return code
 
@@ -119,7 +125,60 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     doc = read_results(Path(args.results))
     print(render_text(doc, max_problems=args.max_problems))
-    return 1 if doc["summary"]["diverged"] else 0
+    return exit_code(doc)
+
+
+def cmd_expectations(args: argparse.Namespace) -> int:
+    """Write (or rewrite) a platform's ledger from a run's results, for a maintainer to review."""
+    doc = read_results(Path(args.results))
+    target = Path(args.update)
+    previous = load_ledger(target) if target.exists() else None
+    platform = args.platform or (previous.platform if previous else None)
+    if platform is None:
+        names = [p for p in doc["summary"]["platforms"] if p != "python"]
+        if len(names) != 1:
+            raise HarnessError("say which platform's ledger to write: --platform NAME")
+        platform = names[0]
+    if platform not in doc["summary"]["platforms"]:
+        raise HarnessError(f"{args.results} has no results for platform {platform!r}")
+    ledger = ledger_from_results(doc, platform, previous)
+    check_writable(target)
+    target.write_text(ledger_text(ledger), encoding="utf-8")
+    clusters = sum("cluster" in e for e in ledger["entries"])
+    print(
+        f"wrote {target}: {len(ledger['entries'])} entries for {platform} "
+        f"({clusters} cluster entries); review each reason, link and owner"
+    )
+    return 0
+
+
+def gate_options(p: argparse.ArgumentParser) -> None:
+    """run's ledger and sharding options (issue 9)."""
+    p.add_argument(
+        "--expectations",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a platform's expectations ledger: recorded divergences are xfail (repeatable)",
+    )
+    p.add_argument(
+        "--shard",
+        type=_args.shard,
+        metavar="I/N",
+        help="run only shard I of N (cases split deterministically by id)",
+    )
+
+
+def expectations_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "expectations", help="write a platform's expectations ledger from a run's results"
+    )
+    p.add_argument("--update", required=True, metavar="LEDGER", help="the ledger file to write")
+    p.add_argument(
+        "--results", required=True, metavar="FILE", help="a `run --format json` results file"
+    )
+    p.add_argument("--platform", help="whose ledger (default: the ledger's, or the only one)")
+    p.set_defaults(func=cmd_expectations)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -192,12 +251,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=50,
         help="failures shown in full (default 50)",
     )
+    gate_options(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("report", help="render a saved --format json result file")
     p.add_argument("results", metavar="FILE")
     p.add_argument("--max-problems", type=_args.non_negative_int, default=50)
     p.set_defaults(func=cmd_report)
+    expectations_parser(sub)
     return parser
 
 

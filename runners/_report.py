@@ -13,7 +13,8 @@ from typing import Any
 
 from ._textsafe import bound, shown
 
-STATUSES = ("pass", "fail", "error", "skip")
+# xfail: a divergence an expectations ledger records (runners/_ledger.py), never a pass.
+STATUSES = ("pass", "fail", "error", "skip", "xfail")
 
 
 def summarize(
@@ -73,11 +74,11 @@ def case_records(files: Iterable[Any]) -> dict[str, dict[str, Any]]:
 
 
 def _cell(counts: Mapping[str, int]) -> str:
-    ran = counts["pass"] + counts["fail"] + counts["error"]
+    ran = counts["pass"] + counts["fail"] + counts["error"] + counts.get("xfail", 0)
     if ran == 0 and counts["skip"]:
         return "not implemented"
     text = f"{counts['pass']}/{ran + counts['skip']}"
-    bad = [f"{counts[s]} {s}" for s in ("fail", "error", "skip") if counts[s]]
+    bad = [f"{counts.get(s, 0)} {s}" for s in ("fail", "error", "xfail", "skip") if counts.get(s)]
     return text + (" (" + ", ".join(bad) + ")" if bad else " ok")
 
 
@@ -204,18 +205,47 @@ def render_text(
     parts.append(render_table(doc))
     platform_lines = [
         f"  {name}: {info['implementation']} {info['version']} ({info['language']})"
+        + (f" commit {info['commit']}" if info.get("commit") else "")
         if "failure" not in info
         else f"  {name}: UNAVAILABLE: {info['failure']}"
         for name, info in summary["platforms"].items()
     ]
     if platform_lines:
         parts.append("platforms:\n" + "\n".join(platform_lines))
+    parts.extend(_gate_sections(doc))
     verdict = "DIVERGED" if summary["diverged"] else "OK"
+    if not summary["diverged"] and summary.get("expectations", {}).get("problems"):
+        verdict = "GATE FAILED"
+    xfail = f", {summary['xfail']} xfail" if summary.get("xfail") else ""
     parts.append(
         f"{verdict}: {summary['total']} results: {summary['pass']} pass, {summary['fail']} fail, "
-        f"{summary['error']} error, {summary['skip']} skip"
+        f"{summary['error']} error, {summary['skip']} skip{xfail}"
     )
     return "\n\n".join(parts)
+
+
+def _gate_sections(doc: Mapping[str, Any]) -> list[str]:
+    """Ledger problems, triage suspects and what the run can be reproduced from."""
+    summary = doc["summary"]
+    parts = []
+    problems = summary.get("expectations", {}).get("problems", [])
+    if problems:
+        lines = [f"expectations: {len(problems)} problem{'s' if len(problems) != 1 else ''}"]
+        lines.extend(f"  {p['kind'].upper()}: {bound(p['message'], 600)}" for p in problems)
+        parts.append("\n".join(lines))
+    suspects = summary.get("triage", [])
+    if suspects:
+        lines = ["triage (every other platform agrees; suspect the vector or the reference):"]
+        lines.extend(f"  {s['domain']}::{s['case']}: {bound(s['message'], 400)}" for s in suspects)
+        parts.append("\n".join(lines))
+    run = summary.get("run")
+    if run:
+        vectors = run["vectors"]
+        line = f"vectors {vectors['version']}"
+        if vectors.get("commit"):
+            line += f" (commit {vectors['commit']})"
+        parts.append(line + f", harness {run['harness'].get('version', '?')}")
+    return parts
 
 
 def case_inputs(files: Iterable[Any]) -> dict[tuple[str, str], Any]:
