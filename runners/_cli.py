@@ -13,7 +13,9 @@ from typing import Any
 from . import _args
 from ._format import canonical
 from ._gate import EXIT_USAGE, exit_code, finish, shard_files
+from ._html import render_html
 from ._ledger import ledger_from_results, ledger_text, load_ledger
+from ._markdown import render_markdown
 from ._meta import run_metadata
 from ._output import check_writable, write_results
 from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, start_all, stop_all
@@ -123,9 +125,34 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    output = Path(args.output) if args.output else None
+    if output is not None:
+        check_writable(output)
     doc = read_results(Path(args.results))
-    print(render_text(doc, max_problems=args.max_problems))
+    text = render_report(doc, args.format, args.max_problems)
+    if output is None:
+        print(text)
+        return exit_code(doc)
+    failure = write_results(output, text if text.endswith("\n") else text + "\n")
+    if failure:
+        print(failure, file=sys.stderr)
+        return EXIT_USAGE
+    print(f"{args.format} report written to {output}")
     return exit_code(doc)
+
+
+def render_report(doc: dict[str, Any], fmt: str, max_problems: int) -> str:
+    if fmt == "markdown":
+        return render_markdown(doc)
+    if fmt == "html":
+        return render_html(doc)
+    return render_text(doc, max_problems=max_problems)
+
+
+def report_options(p: argparse.ArgumentParser) -> None:
+    """report's formats (issue 9): text, Markdown (PR comment, step summary), HTML (one file)."""
+    p.add_argument("--format", choices=("text", "markdown", "html"), default="text")
+    p.add_argument("--output", metavar="FILE", help="write the report here instead of stdout")
 
 
 def cmd_expectations(args: argparse.Namespace) -> int:
@@ -257,6 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="render a saved --format json result file")
     p.add_argument("results", metavar="FILE")
     p.add_argument("--max-problems", type=_args.non_negative_int, default=50)
+    report_options(p)
     p.set_defaults(func=cmd_report)
     expectations_parser(sub)
     return parser
