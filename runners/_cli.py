@@ -19,6 +19,8 @@ from ._markdown import render_markdown
 from ._meta import run_metadata
 from ._output import check_writable, write_results
 from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, start_all, stop_all
+from ._progress import Progress
+from ._progress import wanted as progress_wanted
 from ._report import case_inputs, case_records, document, render_text
 from ._results_file import read_results
 from ._run import run_matrix
@@ -96,9 +98,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     ledgers = [load_ledger(Path(p)) for p in args.expectations]
     files = shard_files(all_files, args.shard) if args.shard else all_files
     platforms = start_all(factories(args.platform, args.worker, args.case_timeout))
+    progress = _progress_bar(args, files, platforms)
     try:
-        outcomes = run_matrix(files, platforms)
+        outcomes = run_matrix(files, platforms, progress.update if progress else None)
     finally:
+        if progress:
+            progress.close()
         stop_all(platforms)
     doc = document(
         [o.to_json() for o in outcomes],
@@ -109,19 +114,32 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.shard:
         doc["summary"]["run"]["shard"] = f"{args.shard[0]}/{args.shard[1]}"
     finish(doc, ledgers, all_files)
-    table = render_text(doc, case_inputs(files), max_problems=args.max_problems)
-    text = json.dumps(doc, indent=2, ensure_ascii=False) if args.format == "json" else table
+    inputs = case_inputs(files)
+    table = render_text(doc, inputs, max_problems=args.max_problems)
     code = exit_code(doc)
     if output is None:
-        print(text)
+        print(json.dumps(doc, indent=2, ensure_ascii=False) if args.format == "json" else table)
         return code
+    if args.format == "json":
+        text = json.dumps(doc, indent=2, ensure_ascii=False)
+    else:  # the file is the full report: every problem
+        text = render_text(doc, inputs, max_problems=len(doc["results"]))
     failure = write_results(output, text + "\n")
     print(table)
     if failure:
         print(failure, file=sys.stderr)
         return EXIT_USAGE
-    print(f"\nresults written to {output}")
+    print(f"\nfull {'results' if args.format == 'json' else 'report'} written to {output}")
     return code
+
+
+def _progress_bar(
+    args: argparse.Namespace, files: list[VectorFile], platforms: list[Any]
+) -> Progress | None:
+    if not progress_wanted(sys.stderr, args.quiet):
+        return None
+    total = sum(len(vf.cases) for vf in files) * len(platforms)
+    return Progress(total)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -180,7 +198,10 @@ def cmd_expectations(args: argparse.Namespace) -> int:
 
 
 def gate_options(p: argparse.ArgumentParser) -> None:
-    """run's ledger and sharding options (issue 9)."""
+    """run's ledger, sharding and progress options (issue 9)."""
+    p.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress bar (it is off in CI anyway)"
+    )
     p.add_argument(
         "--expectations",
         action="append",
@@ -275,8 +296,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--max-problems",
         type=_args.non_negative_int,
-        default=50,
-        help="failures shown in full (default 50)",
+        default=10,
+        help="failures printed in full (default 10; the --output report has all)",
     )
     gate_options(p)
     p.set_defaults(func=cmd_run)

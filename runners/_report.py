@@ -190,18 +190,17 @@ def render_text(
     problems = [r for r in doc["results"] if r["status"] in ("fail", "error")]
     parts = []
     cases = doc.get("cases", {})
-    for r in problems[:max_problems]:
-        info = cases.get(case_key(r["domain"], r["case"]))
-        parts.append(
-            render_problem(r, (inputs or {}).get((r["domain"], r["case"])), case_info=info)
-        )
-    if len(problems) > max_problems:
-        parts.append(f"… {len(problems) - max_problems} more problems (see --format json)")
     from ._clusters import clusters, render_clusters  # imports this module
 
     by_cause = render_clusters(clusters(doc["results"], cases))
     if by_cause:
         parts.append(by_cause)
+    for r in problems[:max_problems]:
+        info = cases.get(case_key(r["domain"], r["case"]))
+        case_input = (inputs or {}).get((r["domain"], r["case"]))
+        parts.append(render_problem(r, case_input, case_info=info))
+    if len(problems) > max_problems:
+        parts.append(f"… {len(problems) - max_problems} more problems (see the full report)")
     parts.append(render_table(doc))
     platform_lines = [
         f"  {name}: {info['implementation']} {info['version']} ({info['language']})"

@@ -122,13 +122,23 @@ def _run_batch(adapter: Adapter, name: str, batch: list[Request]) -> dict[str, R
     return by_id
 
 
-def run_matrix(files: Iterable[VectorFile], platforms: Sequence[StartedPlatform]) -> list[Outcome]:
-    """Every case of every file on every platform, in file order then platform order."""
+def run_matrix(
+    files: Iterable[VectorFile],
+    platforms: Sequence[StartedPlatform],
+    on_outcomes: Callable[[list[Outcome]], None] | None = None,
+) -> list[Outcome]:
+    """Every case of every file on every platform, in file order then platform order.
+
+    ``on_outcomes`` is told each batch's outcomes as they are judged (a progress bar).
+    """
     outcomes: list[Outcome] = []
     files = list(files)
     for platform in platforms:
         for vector_file in files:
-            outcomes.extend(run_cases(platform, vector_file, vector_file.cases))
+            batch = run_cases(platform, vector_file, vector_file.cases)
+            outcomes.extend(batch)
+            if on_outcomes is not None:
+                on_outcomes(batch)
     order = {p.name: i for i, p in enumerate(platforms)}
     file_order = {vf.domain: i for i, vf in enumerate(files)}
     outcomes.sort(key=lambda o: (file_order.get(o.domain, 0), order[o.platform]))
