@@ -13,6 +13,7 @@ from typing import Any
 from . import _args
 from ._format import canonical
 from ._gate import EXIT_USAGE, exit_code, finish, shard_files
+from ._history import render_history
 from ._html import render_html
 from ._ledger import ledger_from_results, ledger_text, load_ledger
 from ._markdown import render_markdown
@@ -217,6 +218,20 @@ def gate_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def cmd_history(args: argparse.Namespace) -> int:
+    docs = [(path, read_results(Path(path))) for path in args.results]
+    print(render_history(docs))
+    return 0
+
+
+def history_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "history", help="which cases changed status across several saved runs (oldest first)"
+    )
+    p.add_argument("results", nargs="+", metavar="FILE", help="`run --format json` results")
+    p.set_defaults(func=cmd_history)
+
+
 def expectations_parser(sub: Any) -> None:
     p = sub.add_parser(
         "expectations", help="write a platform's expectations ledger from a run's results"
@@ -308,6 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     report_options(p)
     p.set_defaults(func=cmd_report)
     expectations_parser(sub)
+    history_parser(sub)
     return parser
 
 

@@ -269,3 +269,44 @@ def test_triage_suspects_the_reference_or_the_vector():
         == []
     )
     assert triage([result("python", "pass", 2), result("rust", "fail", 1)]) == []
+
+
+def test_history_lists_the_cases_that_changed_status(capsys, messenger, two_cases, tmp_path):
+    path, _ = two_cases
+    first, second = tmp_path / "1.json", tmp_path / "2.json"
+    main(
+        [
+            "run",
+            "--no-default-vectors",
+            "--vectors",
+            str(path),
+            "--platform",
+            "python",
+            "--format",
+            "json",
+            "--output",
+            str(first),
+        ]
+    )
+    main(
+        [
+            "run",
+            "--no-default-vectors",
+            "--vectors",
+            str(path),
+            "--platform",
+            "python",
+            "--platform",
+            "messenger",
+            "--format",
+            "json",
+            "--output",
+            str(second),
+        ]
+    )
+    capsys.readouterr()
+    assert main(["history", str(first), str(second)]) == 0
+    out = capsys.readouterr().out
+    assert f"{first} -> {second}: 2 changed" in out
+    assert "sse-frames::hello [messenger]: (absent) -> fail" in out
+    assert "sse-frames::empty [messenger]: (absent) -> pass" in out
