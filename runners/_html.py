@@ -13,6 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ._clusters import clusters
 from ._report import case_key
 
 # Per embedded value; the page shows the elided size. Keeps a report of 10,000 cases
@@ -49,12 +50,16 @@ def page_data(doc: Mapping[str, Any]) -> dict[str, Any]:
         cases[key] = {k: _capped(v) if k in ("input", "expected") else v for k, v in info.items()}
     for r in doc["results"]:  # a results file without case records still lists its cases
         cases.setdefault(case_key(r["domain"], r["case"]), {"description": "", "clauses": []})
-    summary = {k: v for k, v in doc["summary"].items() if k != "matrix"}
+    summary = {k: v for k, v in doc["summary"].items() if k not in ("matrix", "clusters")}
+    causes = [
+        {**c.to_json(), "members": c.cases} for c in clusters(doc["results"], doc.get("cases"))
+    ]
     return {
         "summary": summary,
         "matrix": doc["summary"]["matrix"],
         "results": results,
         "cases": cases,
+        "clusters": causes,
     }
 
 
@@ -103,6 +108,8 @@ button{padding:3px 8px}
 <main>
 <section id="left">
   <table class="grid" id="grid"></table>
+  <div id="gate"></div>
+  <details id="causes-box" open><summary>divergences by cause</summary><table class="ptr" id="causes"></table></details>
   <div class="filters">
     <select id="f-domain"><option value="">every domain</option></select>
     <select id="f-platform"><option value="">every platform</option></select>
@@ -175,7 +182,7 @@ function renderGrid() {
       const bad = ["fail", "error", "xfail"].filter((k) => c[k]).map((k) => c[k] + " " + k).join(", ");
       const text = ran ? (c.pass || 0) + "/" + ran + (bad ? " (" + bad + ")" : "") : "not implemented";
       row.append(el("td", {class: gridClass(c), title: "show " + d + " on " + p,
-        onclick: () => { $("f-domain").value = d; $("f-platform").value = p; $("f-status").value = ""; apply(); }}, text));
+        onclick: () => { causeFilter = null; $("f-domain").value = d; $("f-platform").value = p; $("f-status").value = ""; apply(); }}, text));
     }
     g.append(row);
   }
@@ -186,6 +193,7 @@ function caseMatches(key, rs) {
   const dom = $("f-domain").value, plat = $("f-platform").value, tag = $("f-tag").value;
   const st = $("f-status").value, text = $("f-text").value.toLowerCase();
   const info = D.cases[key] || {};
+  if (causeFilter && !causeFilter.has(key)) return false;
   if (dom && rs[0].domain !== dom) return false;
   if (tag && !(info.tags || []).includes(tag)) return false;
   if (text && !(key.toLowerCase().includes(text) || (info.description || "").toLowerCase().includes(text))) return false;
@@ -212,8 +220,9 @@ function more() {
   $("more").hidden = shown >= matching.length;
 }
 $("more").onclick = more;
-for (const id of ["f-domain", "f-platform", "f-tag", "f-status"]) $(id).onchange = apply;
-$("f-text").oninput = apply;
+// Choosing a filter by hand drops a cause chosen in the table.
+for (const id of ["f-domain", "f-platform", "f-tag", "f-status"]) $(id).onchange = () => { causeFilter = null; apply(); };
+$("f-text").oninput = () => { causeFilter = null; apply(); };
 
 // A line diff (LCS) of two pretty-printed values; past a size, the pointer table suffices.
 function lineDiff(a, b) {
@@ -284,7 +293,34 @@ function select(key, li) {
     box.append(sec);
   }
 }
+let causeFilter = null;
+function renderGate() {
+  const box = $("gate");
+  const plats = Object.entries(D.summary.platforms).map(([n, i]) => n + ": " + (i.failure ? "unavailable" :
+    i.implementation + " " + i.version + (i.commit ? " @" + i.commit.slice(0, 12) : ""))).join(" · ");
+  box.append(el("p", {class: "muted"}, plats));
+  if (problems.length) {
+    const ul = el("ul", {class: "problems"});
+    for (const p of problems) ul.append(el("li", {}, p.kind.toUpperCase() + ": " + esc(p.message)));
+    box.append(el("h3", {}, "expectations ledger problems"), ul);
+  }
+  if (s.triage && s.triage.length) {
+    const ul = el("ul", {class: "triage"});
+    for (const t of s.triage) ul.append(el("li", {}, t.domain + "::" + t.case + ": " + t.message));
+    box.append(el("h3", {}, "triage: suspect the vector or the reference"), ul);
+  }
+  const t = $("causes");
+  if (!D.clusters.length) { $("causes-box").hidden = true; return; }
+  t.append(el("tr", {}, el("th", {}, "platform"), el("th", {}, "cases"), el("th", {}, "where"), el("th", {}, "kind"), el("th", {}, "clauses")));
+  for (const c of D.clusters) {
+    t.append(el("tr", {class: "cause", title: "show these cases", style: "cursor:pointer",
+      onclick: () => { causeFilter = new Set(c.members); $("f-platform").value = c.platform; $("f-status").value = ""; apply(); }},
+      el("td", {}, c.platform), el("td", {}, c.cases), el("td", {}, c.pattern || "(whole output)"), el("td", {}, c.kind),
+      el("td", {}, c.clauses.slice(0, 6).join(", ") + (c.clauses.length > 6 ? ", …" : ""))));
+  }
+}
 renderGrid();
+renderGate();
 apply();
 </script>
 </body></html>

@@ -98,6 +98,11 @@ def test_html_report_shows_the_diff_of_a_failing_case(browser, results, tmp_path
     assert page.locator("#count").inner_text() == "2 of 2 cases"
     page.select_option("#f-status", "fail")
     assert page.locator("#count").inner_text() == "0 of 2 cases"
+    # The causes table: one cluster, and choosing it lists its cases.
+    cause = page.locator("#causes tr.cause")
+    assert cause.count() == 1 and "/frames/*/data" in cause.inner_text()
+    cause.click()
+    assert page.locator("#count").inner_text() == "2 of 2 cases"
     assert errors == []
     page.close()
 
