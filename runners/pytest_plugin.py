@@ -9,6 +9,8 @@ A vector file is any ``*.json`` in a folder named ``vectors`` or under a
 
 from __future__ import annotations
 
+import argparse
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -76,13 +78,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="append",
         default=[],
         dest="hc_workers",
-        type=_args.worker_spec,
         metavar="NAME=COMMAND",
         help="add an out-of-process platform speaking docs/protocol.md",
     )
     group.addoption(
         "--case-timeout",
-        type=_args.positive_seconds,
         default=DEFAULT_CASE_TIMEOUT,
         dest="hc_case_timeout",
         metavar="SECONDS",
@@ -93,6 +93,36 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def _expectation_options(parser: pytest.Parser) -> None:
     _expectations.add_option(parser.getgroup("hanzo-conformance"))
+
+
+def _option_problem(config: pytest.Config) -> str | None:
+    """What is wrong with the plugin's options, checked as the CLI checks them."""
+    opt = config.option
+    try:
+        opt.hc_case_timeout = _args.positive_seconds(str(opt.hc_case_timeout))
+    except argparse.ArgumentTypeError as e:
+        return f"argument --case-timeout: {e}"
+    seen = set()
+    for spec in opt.hc_workers:
+        try:
+            _args.worker_spec(spec)
+        except argparse.ArgumentTypeError as e:
+            return f"argument --worker: {e}"
+        name = spec.partition("=")[0]
+        if name in seen:
+            return f"argument --worker: the name {name!r} is given twice"
+        seen.add(name)
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> int | None:
+    """Bad values exit 2 before anything runs, as in the CLI (README "Exit codes")."""
+    problem = _option_problem(config)
+    if problem is None:
+        return None
+    sys.stderr.write(f"hanzo-conformance: {problem}\n")
+    return 2
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -88,3 +88,19 @@ def test_an_invalid_ledger_is_exit_2_as_in_the_cli(project):
     )
     assert result.ret == 2
     result.stdout.fnmatch_lines(["*invalid expectations file*"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--case-timeout", "nan"], "argument --case-timeout: must be a finite number"),
+        (["--worker", "w=node 'x"], "argument --worker: cannot split the command"),
+        (["--worker", "js=node x"], "'js' is a built-in platform"),
+        (["--worker", "w=a", "--worker", "w=b"], "the name 'w' is given twice"),
+    ],
+)
+def test_bad_plugin_options_exit_2_as_in_the_cli(project, argv, says):
+    pytester, _ = project
+    result = pytester.runpytest_subprocess("--platform", "liar", *argv)
+    assert result.ret == 2
+    assert says in result.stderr.str() + result.stdout.str()
