@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from . import _args, _expectations
+from ._gate import in_shard
 from ._outcomes import Outcome
 from ._platforms import DEFAULT_CASE_TIMEOUT, factories, stop_all
 from ._report import render_problem
@@ -92,7 +93,30 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _expectation_options(parser: pytest.Parser) -> None:
-    _expectations.add_option(parser.getgroup("hanzo-conformance"))
+    group = parser.getgroup("hanzo-conformance")
+    _expectations.add_option(group)
+    group.addoption(
+        "--shard",
+        dest="hc_shard",
+        metavar="I/N",
+        help="run only shard I of N of the vector cases (split as `hanzo-conformance run --shard`)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--shard I/N``: deselect the cases of other shards (harness tests always run)."""
+    if not config.option.hc_shard:
+        return
+    shard = _args.shard(config.option.hc_shard)
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
+    for item in items:
+        case = getattr(item, "case", None)
+        outside = isinstance(case, Case) and not in_shard(case.domain, case.id, shard)
+        (drop if outside else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
 
 
 def _option_problem(config: pytest.Config) -> str | None:
@@ -102,6 +126,11 @@ def _option_problem(config: pytest.Config) -> str | None:
         opt.hc_case_timeout = _args.positive_seconds(str(opt.hc_case_timeout))
     except argparse.ArgumentTypeError as e:
         return f"argument --case-timeout: {e}"
+    if opt.hc_shard:
+        try:
+            _args.shard(opt.hc_shard)
+        except argparse.ArgumentTypeError as e:
+            return f"argument --shard: {e}"
     seen = set()
     for spec in opt.hc_workers:
         try:

@@ -104,3 +104,14 @@ def test_bad_plugin_options_exit_2_as_in_the_cli(project, argv, says):
     result = pytester.runpytest_subprocess("--platform", "liar", *argv)
     assert result.ret == 2
     assert says in result.stderr.str() + result.stdout.str()
+
+
+def test_shards_under_pytest_split_the_cases_like_the_cli(project):
+    pytester, _ = project
+    counts = []
+    for shard in ("1/2", "2/2"):
+        result = pytester.runpytest_inprocess("--platform", "python", "--shard", shard)
+        outcomes = result.parseoutcomes()
+        counts.append(outcomes.get("passed", 0))
+        assert outcomes.get("deselected", 0) == 2 - counts[-1]
+    assert sum(counts) == 2
