@@ -105,6 +105,15 @@ def load_ledger(path: Path) -> Ledger:
     if errors:
         lines = [f"{pointer(e.absolute_path) or '(root)'}: {bound(e.message, 300)}" for e in errors]
         raise LedgerFileError(f"{path}: invalid expectations file:\n  " + "\n  ".join(lines[:20]))
+    for i, raw in enumerate(doc["entries"]):
+        try:
+            if "expires" in raw:
+                datetime.date.fromisoformat(raw["expires"])
+        except ValueError:
+            raise LedgerFileError(
+                f"{path}: invalid expectations file:\n  /entries/{i}/expires: "
+                f"{raw['expires']!r} is not a date (YYYY-MM-DD)"
+            ) from None
     entries = [Entry(i, e) for i, e in enumerate(doc["entries"])]
     return Ledger(path, doc["platform"], entries, doc.get("description"))
 

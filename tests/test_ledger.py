@@ -160,6 +160,13 @@ def test_an_invalid_ledger_is_a_usage_error(capsys, messenger, two_cases, tmp_pa
     del entry["reason"]
     code, _, err = run(capsys, path, "--expectations", write_ledger(tmp_path, [entry]))
     assert code == 2 and "invalid expectations file" in err
+    code, _, err = run(
+        capsys,
+        path,
+        "--expectations",
+        write_ledger(tmp_path, [hello_entry(hashes, expires="2026-13-45")]),
+    )
+    assert code == 2 and "/entries/0/expires: '2026-13-45' is not a date" in err
 
 
 def test_a_cluster_entry_covers_its_cases_and_each_is_checked(
