@@ -110,13 +110,17 @@ class Cluster:
     divergences: int = 0
     clauses: set[str] = field(default_factory=set)
     example: Mapping[str, Any] | None = None
+    expected: int = 0  # cases whose result is xfail (a ledger records them)
     _seen: set[str] = field(default_factory=set, repr=False)
 
-    def add(self, case: str, clauses: Sequence[str], entry: Mapping[str, Any]) -> None:
+    def add(
+        self, case: str, clauses: Sequence[str], entry: Mapping[str, Any], xfail: bool = False
+    ) -> None:
         self.divergences += 1
         if case not in self._seen:
             self._seen.add(case)
             self.cases.append(case)
+            self.expected += xfail
         self.clauses.update(clauses)
         if self.example is None:
             self.example = entry
@@ -158,7 +162,7 @@ def clusters(
             c = by_key.setdefault(
                 (r["platform"], d.pattern, d.kind), Cluster(r["platform"], d.pattern, d.kind)
             )
-            c.add(name, info.get("clauses", ()), d.entry)
+            c.add(name, info.get("clauses", ()), d.entry, r["status"] == "xfail")
     return sorted(by_key.values(), key=lambda c: (-len(c.cases), c.platform, c.pattern, c.kind))
 
 
@@ -187,8 +191,11 @@ def render_clusters(cluster_list: Sequence[Cluster], limit: int = 12) -> str:
     for c in cluster_list[:limit]:
         where = c.pattern or "(whole output)"
         n = len(c.cases)
+        ledgered = ""
+        if c.expected:
+            ledgered = " (all xfail)" if c.expected == n else f" ({c.expected} xfail)"
         lines.append(
-            f"  [{c.id}] {c.platform}: {n} case{'s' if n != 1 else ''}, "
+            f"  [{c.id}] {c.platform}: {n} case{'s' if n != 1 else ''}{ledgered}, "
             f"{where}: {c.kind}" + (f"  (clauses {_clause_list(c.clauses)})" if c.clauses else "")
         )
         lines.append(f"      {_example_line(c)}")
