@@ -318,3 +318,38 @@ def test_history_lists_the_cases_that_changed_status(capsys, messenger, two_case
     assert f"{first} -> {second}: 2 changed" in out
     assert "sse-frames::hello [messenger]: (absent) -> fail" in out
     assert "sse-frames::empty [messenger]: (absent) -> pass" in out
+
+
+def test_triage_reaches_the_report_when_the_other_platforms_agree(capsys, two_cases, tmp_path):
+    path, _ = two_cases
+    register_platform("liar-a", lambda: miniatures.Liar("liar-a"))
+    register_platform("liar-b", lambda: miniatures.Liar("liar-b"))
+    results = tmp_path / "r.json"
+    try:
+        code = main(
+            [
+                "run",
+                "--no-default-vectors",
+                "--vectors",
+                str(path),
+                "--platform",
+                "python",
+                "--platform",
+                "liar-a",
+                "--platform",
+                "liar-b",
+                "--format",
+                "json",
+                "--output",
+                str(results),
+            ]
+        )
+    finally:
+        unregister_platform("liar-a")
+        unregister_platform("liar-b")
+    out, _ = capsys.readouterr()
+    assert code == 1
+    assert "sse-frames::hello: liar-a, liar-b all produce the same output" in out
+    doc = json.loads(results.read_text())
+    (suspect,) = doc["summary"]["triage"]
+    assert suspect["case"] == "hello" and suspect["suspect"] == "vector or reference"
