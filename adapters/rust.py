@@ -1,6 +1,6 @@
 """Platform ``rust``: the hanzo-* crates, in-process through the PyO3 extension.
 
-The extension (``adapters/rust_pyo3``, module ``hanzo_conformance_rust``) does
+The extension (``impl_rust/hanzo-conformance-py``, module ``hanzo_conformance_rust``) does
 the work; this adapter only crosses the boundary as JSON text, one
 ``run_batch`` call per batch (the extension releases the GIL while it runs).
 Panics inside a crate come back as ``crash`` responses, never as exceptions.
@@ -17,7 +17,7 @@ from typing import Any
 from .protocol import Implementation, Request, Response, crash
 
 MODULE = "hanzo_conformance_rust"
-INSTALL_HINT = "pip install ./adapters/rust_pyo3"
+INSTALL_HINT = "pip install ./impl_rust/hanzo-conformance-py"
 
 
 class RustExtensionMissing(ImportError):

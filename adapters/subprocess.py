@@ -27,16 +27,16 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, cast
 
 from jsonschema import Draft202012Validator
 
 from adapters.protocol import PROTOCOL_VERSION, Implementation, Request, Response, crash
+from runners._resources import project_dir
 
 __all__ = ["WorkerAdapter", "WorkerStartError"]
 
-_SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas" / "protocol"
+_SCHEMA_DIR = project_dir("schemas") / "protocol"
 _STDERR_LIMIT = 64 * 1024
 _LINE_EXCERPT = 200
 _STOP_GRACE_S = 2.0
@@ -95,6 +95,10 @@ def _plainly_valid_response(answer: Any) -> bool:
             and _CODE.fullmatch(error["code"]) is not None
             and type(error.get("message")) is str
         )
+    skip = answer.get("skip")
+    if skip is not None:
+        reason = skip.get("reason") if type(skip) is dict and len(skip) == 1 else None
+        return type(reason) is str and reason != ""
     body = answer.get("crash")
     return (
         type(body) is dict

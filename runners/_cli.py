@@ -22,9 +22,10 @@ from ._output import check_writable, write_results
 from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, start_all, stop_all
 from ._progress import Progress
 from ._progress import wanted as progress_wanted
-from ._report import case_inputs, case_records, document, render_text
+from ._report import case_records, document, render_text
 from ._results_file import read_results
 from ._run import run_matrix
+from ._schemas import extra_schema_dirs
 from ._vectors import VECTORS_DIR, VectorFile, load_vectors, vector_paths
 from .exceptions import HarnessError, VectorFileError
 
@@ -115,8 +116,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.shard:
         doc["summary"]["run"]["shard"] = f"{args.shard[0]}/{args.shard[1]}"
     finish(doc, ledgers, all_files)
-    inputs = case_inputs(files)
-    table = render_text(doc, inputs, max_problems=args.max_problems)
+    table = render_text(doc, max_problems=args.max_problems)
     code = exit_code(doc)
     if output is None:
         print(json.dumps(doc, indent=2, ensure_ascii=False) if args.format == "json" else table)
@@ -124,7 +124,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = json.dumps(doc, indent=2, ensure_ascii=False)
     else:  # the file is the full report: every problem
-        text = render_text(doc, inputs, max_problems=len(doc["results"]))
+        text = render_text(doc, max_problems=len(doc["results"]))
     failure = write_results(output, text + "\n")
     print(table)
     if failure:
@@ -244,6 +244,17 @@ def expectations_parser(sub: Any) -> None:
     p.set_defaults(func=cmd_expectations)
 
 
+def schema_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--schemas",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="look for <domain>.schema.json here before schemas/ (repeatable)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hanzo-conformance", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -264,6 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--domain", action="append", default=[], help="only this domain (repeatable)"
         )
+        schema_options(p)
 
     p = sub.add_parser("validate", help="check every vector file against schemas/")
     vector_options(p)
@@ -332,7 +344,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     _args.check_unique_workers(parser, getattr(args, "worker", []))
     try:
-        code: int = args.func(args)
+        with extra_schema_dirs(getattr(args, "schemas", [])):
+            code: int = args.func(args)
         return code
     except VectorFileError as e:
         print(f"hanzo-conformance: invalid vectors ({len(e.problems)} problems):", file=sys.stderr)

@@ -15,7 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
+from ._pointer import MISSING, format_pointer, resolve
+from ._pointer import parse as parse_pointer
+
+__all__ = ["MISSING", "Difference", "diff", "parse_pointer", "resolve", "rules_for"]
 
 
 @dataclass(frozen=True)
@@ -34,31 +37,6 @@ class Difference:
         if self.variant is not None:
             out["variant"] = self.variant
         return out
-
-
-def parse_pointer(pointer: str) -> list[str]:
-    if pointer == "":
-        return []
-    if not pointer.startswith("/"):
-        raise ValueError(f"not a JSON pointer: {pointer!r}")
-    return [p.replace("~1", "/").replace("~0", "~") for p in pointer[1:].split("/")]
-
-
-def _escape(segment: str) -> str:
-    return segment.replace("~", "~0").replace("/", "~1")
-
-
-def resolve(document: Any, pointer: str) -> Any:
-    """The value at ``pointer`` in ``document``, or MISSING."""
-    node = document
-    for seg in parse_pointer(pointer):
-        if isinstance(node, Mapping) and seg in node:
-            node = node[seg]
-        elif isinstance(node, list) and seg.isdigit() and int(seg) < len(node):
-            node = node[int(seg)]
-        else:
-            return MISSING
-    return node
 
 
 def rules_for(rules: Sequence[Mapping[str, Any]], case_input: Any) -> list[Mapping[str, Any]]:
@@ -117,7 +95,7 @@ def diff(expected: Any, actual: Any, rules: Sequence[Mapping[str, Any]] = ()) ->
 
     def walk(exp: Any, act: Any, path: list[str], holder: Any) -> None:
         rule = rule_at(path, holder) if compiled else None
-        here = "".join("/" + _escape(s) for s in path)
+        here = format_pointer(path)
         if rule is not None and rule["kind"] == "ignore":
             return
         if rule is not None and rule["kind"] == "at-most":

@@ -42,6 +42,7 @@ class Outcome:
     message: str | None = None
     detail: str | None = None
     variant: str | None = field(default=None)  # for an error: the chunking it happened on
+    input: Any = MISSING  # the case's input, for reports
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -51,6 +52,8 @@ class Outcome:
             "platform": self.platform,
             "status": self.status,
         }
+        if self.input is not MISSING and self.status in ("fail", "error"):
+            out["input"] = self.input
         if self.actual is not MISSING:
             out["actual"] = self.actual
         out["diff"] = [d.to_json() for d in self.diff]
@@ -113,6 +116,19 @@ def judge(
     for variant, response in responses:
         if variant is None:
             actual = _actual(response)
+        if "skip" in response:
+            # The platform says the case does not apply to it (protocol `skip`).
+            name = f" (chunking {variant})" if variant else ""
+            reason = response["skip"].get("reason", "")
+            return Outcome(
+                case.domain,
+                case.id,
+                case.content_hash(),
+                platform,
+                "skip",
+                message=f"not applicable to {platform}{name}: {reason}",
+                variant=variant,
+            )
         if "crash" in response:
             body = response["crash"]
             name = f" (chunking {variant})" if variant else ""
@@ -126,6 +142,7 @@ def judge(
                 message=f"{platform} crashed{name}: {body.get('message', '')}",
                 detail=body.get("detail") or None,
                 variant=variant,
+                input=case.input,
             )
         d, v = judge_response(case, response, rules, variant)
         differences.extend(d)
@@ -140,4 +157,5 @@ def judge(
         actual,
         tuple(differences),
         tuple(violations),
+        input=case.input,
     )

@@ -39,13 +39,8 @@ def factories(
             raise UnknownPlatform(name, [*registry.platform_names(), *extra])
         chosen.append((name, functools.partial(registry.create, name, timeout=case_timeout)))
     for name, command in extra.items():
-
-        def make(name: str = name, command: list[str] = command) -> Adapter:
-            from adapters.subprocess import WorkerAdapter
-
-            return WorkerAdapter(name, command, timeout=case_timeout)
-
-        chosen.append((name, make))
+        factory = registry.worker_factory(name, command)
+        chosen.append((name, functools.partial(registry.build, factory, timeout=case_timeout)))
     return chosen
 
 

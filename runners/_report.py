@@ -181,11 +181,7 @@ def render_problem(
     return "\n".join(lines)
 
 
-def render_text(
-    doc: Mapping[str, Any],
-    inputs: Mapping[tuple[str, str], Any] | None = None,
-    max_problems: int = 50,
-) -> str:
+def render_text(doc: Mapping[str, Any], max_problems: int = 50) -> str:
     summary = doc["summary"]
     problems = [r for r in doc["results"] if r["status"] in ("fail", "error")]
     parts = []
@@ -197,8 +193,7 @@ def render_text(
         parts.append(by_cause)
     for r in problems[:max_problems]:
         info = cases.get(case_key(r["domain"], r["case"]))
-        case_input = (inputs or {}).get((r["domain"], r["case"]))
-        parts.append(render_problem(r, case_input, case_info=info))
+        parts.append(render_problem(r, r.get("input"), case_info=info))
     if len(problems) > max_problems:
         parts.append(f"… {len(problems) - max_problems} more problems (see the full report)")
     parts.append(render_table(doc))
@@ -245,7 +240,3 @@ def _gate_sections(doc: Mapping[str, Any]) -> list[str]:
             line += f" (commit {vectors['commit']})"
         parts.append(line + f", harness {run['harness'].get('version', '?')}")
     return parts
-
-
-def case_inputs(files: Iterable[Any]) -> dict[tuple[str, str], Any]:
-    return {(vf.domain, c.id): c.input for vf in files for c in vf.cases}

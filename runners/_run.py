@@ -6,9 +6,10 @@ import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from adapters.protocol import Adapter, Implementation, Request, Response
+from adapters.protocol import Adapter, Implementation, Request, Response, crash
 
 from ._outcomes import Outcome, judge
+from ._schemas import input_problem
 from ._variants import expand
 from ._vectors import Case, VectorFile
 
@@ -58,6 +59,7 @@ def run_cases(
                 "error",
                 message=platform.failure,
                 detail=platform.detail,
+                input=c.input,
             )
             for c in cases
         ]
@@ -69,6 +71,7 @@ def run_cases(
 
     plan: list[tuple[Case, list[tuple[str | None, Request]]]] = []
     batch: list[Request] = []
+    refused: dict[str, Response] = {}
     for case in cases:
         entries = []
         for index, (variant, case_input) in enumerate(expand(case.input, vector_file.variants)):
@@ -78,10 +81,16 @@ def run_cases(
                 "input": case_input,
             }
             entries.append((variant, request))
-            batch.append(request)
+            # The case's own input was checked when its file was loaded; a variant's here.
+            problem = None if variant is None else input_problem(case.domain, case_input)
+            if problem is None:
+                batch.append(request)
+            else:
+                message = f"not sent: the input does not match $defs.input at {problem}"
+                refused[request["id"]] = crash(request["id"], message)
         plan.append((case, entries))
 
-    responses = _run_batch(platform.adapter, name, batch)
+    responses = _run_batch(platform.adapter, name, batch) | refused
     outcomes = []
     for case, entries in plan:
         answered = [(variant, responses[request["id"]]) for variant, request in entries]
@@ -110,7 +119,7 @@ def _run_batch(adapter: Adapter, name: str, batch: list[Request]) -> dict[str, R
                 "id": request["id"],
                 "crash": {"message": message, "detail": detail},
             }
-        elif not any(k in by_id[request["id"]] for k in ("output", "error", "crash")):
+        elif not any(k in by_id[request["id"]] for k in ("output", "error", "crash", "skip")):
             bad = by_id[request["id"]]
             by_id[request["id"]] = {
                 "id": request["id"],

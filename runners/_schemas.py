@@ -2,15 +2,35 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
-SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "schemas"
+from ._pointer import format_pointer
+from ._resources import project_dir
+
+SCHEMAS_DIR = project_dir("schemas")
+
+# Folders searched before SCHEMAS_DIR for <domain>.schema.json (``--schemas DIR``),
+# so a domain can be tried out, or kept, outside this project.
+_extra_dirs: list[Path] = []
+
+
+@contextlib.contextmanager
+def extra_schema_dirs(dirs: Sequence[Path]) -> Iterator[None]:
+    """Within the block, look for domain schemas in ``dirs`` first."""
+    added = [Path(d).resolve() for d in dirs]
+    _extra_dirs[:0] = added
+    try:
+        yield
+    finally:
+        del _extra_dirs[: len(added)]
 
 
 @dataclass(frozen=True)
@@ -42,11 +62,17 @@ def results_validator() -> Draft202012Validator:
     return Draft202012Validator(schema)
 
 
-@functools.cache
 def domain_schema(domain: str) -> DomainSchema | None:
-    path = SCHEMAS_DIR / f"{domain}.schema.json"
-    if not path.is_file():
-        return None
+    """The first ``<domain>.schema.json`` in the extra folders, then in SCHEMAS_DIR."""
+    for folder in (*_extra_dirs, SCHEMAS_DIR):
+        path = folder / f"{domain}.schema.json"
+        if path.is_file():
+            return _domain_schema_at(path, domain)
+    return None
+
+
+@functools.cache
+def _domain_schema_at(path: Path, domain: str) -> DomainSchema:
     schema = _load(path)
     Draft202012Validator.check_schema(schema)
     defs = schema.get("$defs", {})
@@ -58,6 +84,21 @@ def domain_schema(domain: str) -> DomainSchema | None:
     return DomainSchema(domain, part("input"), part("output"), part("error_code"))
 
 
+def input_problem(domain: str, case_input: Any) -> str | None:
+    """Why ``case_input`` does not match the domain's ``$defs.input`` (None: it does).
+
+    The harness boundary: every request is checked once before any platform sees it,
+    so the JSON layers trust their input and no domain needs a ``bad_input`` code.
+    """
+    schema = domain_schema(domain)
+    if schema is None:
+        return f"no schema for domain {domain!r}"
+    error = next(iter(schema.input.iter_errors(case_input)), None)
+    if error is None:
+        return None
+    return f"{pointer(error.absolute_path) or '(root)'}: {error.message}"
+
+
 def pointer(parts: Any) -> str:
     """A JSON pointer (RFC 6901) from a jsonschema error path."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+    return format_pointer(parts)

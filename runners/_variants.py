@@ -6,7 +6,7 @@ import copy
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from ._compare import parse_pointer
+from ._pointer import parse as parse_pointer
 
 
 def _set(document: Any, pointer: str, value: Any) -> Any:

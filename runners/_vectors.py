@@ -12,10 +12,12 @@ from typing import Any
 
 from jsonschema import ValidationError
 
+from ._pointer import escape
+from ._resources import project_dir
 from ._schemas import domain_schema, pointer, vector_file_validator
 from .exceptions import Problem, VectorFileError
 
-VECTORS_DIR = Path(__file__).resolve().parent.parent / "vectors"
+VECTORS_DIR = project_dir("vectors")
 
 
 @dataclass(frozen=True)
@@ -24,7 +26,7 @@ class Case:
     id: str
     description: str
     tags: tuple[str, ...]
-    source: str
+    source: dict[str, str]  # {"kind": rfc|spec|issue|suite|derived|generated, "ref"}
     clauses: tuple[str, ...]
     input: Any
     expected: Any = None
@@ -78,7 +80,7 @@ def _not_i_json(value: Any, where: str) -> Iterator[tuple[str, str]]:
             yield where, "lone surrogate: not Unicode text (UTF-8 and serde_json cannot carry it)"
     elif isinstance(value, dict):
         for k, v in value.items():
-            here = f"{where}/{k.replace('~', '~0').replace('/', '~1')}"
+            here = f"{where}/{escape(k)}"
             yield from _not_i_json(k, here)
             yield from _not_i_json(v, here)
     elif isinstance(value, list):
@@ -175,6 +177,13 @@ def load_vector_file(path: Path) -> VectorFile:
                 )
             )
         seen.setdefault(case_id, index)
+        for t, tag in enumerate(raw["tags"]):
+            if tag not in document["tags"]:
+                problems.append(
+                    Problem(
+                        path, case_id, f"{base}/tags/{t}", f"tag {tag!r} is not declared in /tags"
+                    )
+                )
         for where, message in _not_i_json(raw, base):
             problems.append(Problem(path, case_id, where, message))
         checks = [("input", schema.input, raw["input"])]

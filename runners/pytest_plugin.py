@@ -10,6 +10,7 @@ A vector file is any ``*.json`` in a folder named ``vectors`` or under a
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,7 @@ from ._outcomes import Outcome
 from ._platforms import DEFAULT_CASE_TIMEOUT, factories, stop_all
 from ._report import render_problem
 from ._run import StartedPlatform, run_cases, start_platform
+from ._schemas import extra_schema_dirs
 from ._vectors import Case, VectorFile, load_vector_file
 from .exceptions import VectorFileError
 
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
 _POOL = pytest.StashKey["PlatformPool"]()
+_CLEANUP = pytest.StashKey[contextlib.ExitStack]()
 
 
 class PlatformPool:
@@ -73,6 +76,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="hc_vectors",
         metavar="PATH",
         help="also collect this vector file or folder; repeatable",
+    )
+    group.addoption(
+        "--schemas",
+        action="append",
+        default=[],
+        dest="hc_schemas",
+        metavar="DIR",
+        help="look for <domain>.schema.json here before schemas/; repeatable",
     )
     group.addoption(
         "--worker",
@@ -156,6 +167,8 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_POOL] = PlatformPool(config)
+    cleanup = config.stash[_CLEANUP] = contextlib.ExitStack()
+    cleanup.enter_context(extra_schema_dirs([Path(d) for d in config.option.hc_schemas]))
     # --vectors paths are collected like paths given on the command line.
     config.args.extend(str(Path(p)) for p in config.option.hc_vectors)
     _expectations.configure(config)
@@ -165,6 +178,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     pool = config.stash.get(_POOL, None)
     if pool is not None:
         pool.stop()
+    cleanup = config.stash.get(_CLEANUP, None)
+    if cleanup is not None:
+        cleanup.close()
 
 
 def _is_vector_file(config: pytest.Config, file_path: Path) -> bool:

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from adapters.protocol import Implementation, Request, Response, crash
-from adapters.python_ref import PythonAdapter
+from adapters.python import PythonAdapter
 
 
 class _Wrapped:

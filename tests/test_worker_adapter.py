@@ -297,3 +297,12 @@ def test_fast_response_check_never_accepts_what_the_schema_rejects(answer: Any) 
     assert not _plainly_valid_response(answer) or schema_ok
     if schema_ok and "error" not in answer:  # the common shapes take the fast path
         assert _plainly_valid_response(answer)
+
+
+def test_a_skip_answer_is_passed_through(adapter_factory: Any, batch: list[Request]) -> None:
+    """Protocol `skip`: the case does not apply to this implementation; it is not a crash."""
+    adapter = adapter_factory("--skip-on", "c2")
+    adapter.start()
+    responses = adapter.run(batch)
+    assert responses[2] == {"id": "c2", "skip": {"reason": "this fake supports no such input"}}
+    assert_echoed(responses, batch, except_ids={"c2"})

@@ -1,5 +1,5 @@
 // The JSON layer: domain name -> run(input) -> output (throws HanzoError for a
-// contract error). Used by the worker (adapters/js_worker) and by `node --test`.
+// contract error). Used by the worker (worker.mjs) and by `node --test`.
 
 import { run as sseFrames } from "./sse-frames.js";
 import { run as mcpNormalization } from "./mcp-normalization.js";

@@ -1,17 +1,5 @@
 // mcp-normalization JSON layer: op "normalize" or "parse" on src/mcp-names.js.
-import { HanzoError } from "../src/errors.js";
 import { normalizeToolName, parseToolName } from "../src/mcp-names.js";
-
-/**
- * @param {any} input
- * @param {string} key
- * @returns {string}
- */
-function text(input, key) {
-  const value = input?.[key];
-  if (typeof value !== "string") throw new HanzoError("bad_input", `input.${key} must be a string`);
-  return value;
-}
 
 /**
  * `{op: "normalize", server, tool}` -> `{name}`; `{op: "parse", name}` -> `{server, tool}`.
@@ -19,14 +7,7 @@ function text(input, key) {
  * @returns {{name: string} | {server: string, tool: string}}
  */
 export function run(input) {
-  switch (input?.op) {
-    case "normalize":
-      return { name: normalizeToolName(text(input, "server"), text(input, "tool")) };
-    case "parse": {
-      const { server, tool } = parseToolName(text(input, "name"));
-      return { server, tool };
-    }
-    default:
-      throw new HanzoError("bad_input", 'input.op must be "normalize" or "parse"');
-  }
+  if (input.op === "normalize") return { name: normalizeToolName(input.server, input.tool) };
+  const { server, tool } = parseToolName(input.name); // "parse"
+  return { server, tool };
 }

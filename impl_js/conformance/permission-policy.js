@@ -1,6 +1,5 @@
 // permission-policy JSON layer: build a PermissionPolicy from input.rules and
 // evaluate input.tool_name; camelCase API fields map to the snake_case vectors.
-import { HanzoError } from "../src/errors.js";
 import { PermissionPolicy } from "../src/permissions.js";
 
 /**
@@ -8,13 +7,7 @@ import { PermissionPolicy } from "../src/permissions.js";
  * @returns {import("../src/permissions.js").PermissionRuleSpec}
  */
 function ruleSpec(raw) {
-  const { tool_pattern: toolPattern, mode, reason } = raw ?? {};
-  if (typeof toolPattern !== "string" || typeof mode !== "string") {
-    throw new HanzoError("bad_input", "rule.tool_pattern and rule.mode must be strings");
-  }
-  if (reason !== undefined && reason !== null && typeof reason !== "string") {
-    throw new HanzoError("bad_input", "rule.reason must be a string or null");
-  }
+  const { tool_pattern: toolPattern, mode, reason } = raw;
   return { toolPattern, mode, reason: reason ?? null };
 }
 
@@ -23,11 +16,8 @@ function ruleSpec(raw) {
  * @param {any} input
  */
 export function run(input) {
-  const rules = input?.rules;
-  const toolName = input?.tool_name;
-  if (!Array.isArray(rules) || typeof toolName !== "string") {
-    throw new HanzoError("bad_input", "input.rules must be a list and input.tool_name a string");
-  }
+  const rules = input.rules;
+  const toolName = input.tool_name;
   const decision = new PermissionPolicy(rules.map(ruleSpec)).evaluate(toolName);
   return {
     mode: decision.mode,

@@ -1,6 +1,5 @@
 // session-compaction JSON layer: build the compactor in the validation order of
 // COMP-3, compact input.messages, and return the result with snake_case keys.
-import { HanzoError } from "../src/errors.js";
 import { SessionCompactor, placeholderSummarizer } from "../src/compaction.js";
 
 /**
@@ -8,9 +7,6 @@ import { SessionCompactor, placeholderSummarizer } from "../src/compaction.js";
  *   reserve_recent?: number, summary_tokens: number, compacted_tokens: number}} input
  */
 export function run(input) {
-  if (!Array.isArray(input?.messages) || input.max_tokens === undefined) {
-    throw new HanzoError("bad_input", "input.messages and input.max_tokens are required");
-  }
   const compactor = new SessionCompactor(input.max_tokens, input.reserve_recent ?? 3, {
     compactedTokens: input.compacted_tokens,
   }).withSummarizer(placeholderSummarizer(input.summary_tokens));

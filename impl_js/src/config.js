@@ -15,7 +15,7 @@ export const MAX_DEPTH = 64;
 export const TIERS = /** @type {const} */ (["user", "project", "local"]);
 
 /** @typedef {"user" | "project" | "local"} Tier */
-/** @typedef {"allow" | "deny" | "prompt"} PermissionMode */
+/** @typedef {import("./permissions.js").PermissionMode} Mode the permission modes, as permissions.js defines them */
 /**
  * @typedef {"unreadable_file" | "invalid_json" | "not_an_object" | "unknown_key" |
  *   "invalid_type" | "invalid_value" | "missing_key" | "sensitive_key_ignored"} WarningCode
@@ -26,7 +26,7 @@ export const TIERS = /** @type {const} */ (["user", "project", "local"]);
  * @property {string | null} api_key
  * @property {string} model
  * @property {Record<string, McpServerConfig>} mcp_servers
- * @property {Record<string, PermissionMode>} permissions
+ * @property {Record<string, Mode>} permissions
  * @property {string} custom_instructions
  * @property {Record<string, unknown> | null} oauth_credentials
  */
@@ -286,7 +286,7 @@ class Merger {
       if (typeof mode !== "string") this.warn("invalid_type", tier, ["permissions", pattern]);
       else if (pattern === "" || !MODES.has(mode)) {
         this.warn("invalid_value", tier, ["permissions", pattern]);
-      } else this.config.permissions[pattern] = /** @type {PermissionMode} */ (mode);
+      } else this.config.permissions[pattern] = /** @type {Mode} */ (mode);
     }
   }
 

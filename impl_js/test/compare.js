@@ -116,6 +116,54 @@ export function atMostApplies(rule, input) {
   return (rule.unless ?? []).every((pointer) => !resolvePointer(input, pointer).found);
 }
 
+const RULE_KEYS = { ignore: ["kind", "path", "where"], "at-most": ["kind", "path", "when", "unless"] };
+const POINTER = /^(\/([^/~]|~[01])*)*$/;
+
+/**
+ * @param {unknown} pointer
+ * @param {boolean} wildcard whether a `*` segment is allowed (rule paths) or not (`when`/`unless`)
+ */
+function isPointer(pointer, wildcard) {
+  if (typeof pointer !== "string" || !POINTER.test(pointer)) return false;
+  return wildcard || !pointer.split("/").includes("*");
+}
+
+/** @param {unknown} value */
+function isScalarMap(value) {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  return Object.values(value).every((v) => v === null || ["string", "number", "boolean"].includes(typeof v));
+}
+
+/**
+ * Refuses every rule form tests/tables/comparison.json does not define (as
+ * schemas/vector-file.schema.json does): unknown kinds or keys, bad pointers, `*`
+ * in `when`/`unless`, non-scalar `where`/`when` values.
+ * @param {readonly unknown[]} rules
+ * @returns {Rule[]}
+ */
+export function checkRules(rules) {
+  for (const rule of rules) {
+    const r = /** @type {Record<string, unknown>} */ (rule);
+    const what = JSON.stringify(rule);
+    if (r === null || typeof r !== "object" || Array.isArray(r)) throw new Error(`rule ${what} is not an object`);
+    const allowed = RULE_KEYS[/** @type {keyof typeof RULE_KEYS} */ (r.kind)];
+    if (!Object.hasOwn(RULE_KEYS, String(r.kind)) || allowed === undefined) {
+      throw new Error(`unknown comparison rule kind ${JSON.stringify(r.kind)}`);
+    }
+    const extra = Object.keys(r).filter((k) => !allowed.includes(k));
+    if (extra.length > 0) throw new Error(`rule ${what}: unknown key ${JSON.stringify(extra[0])}`);
+    if (!isPointer(r.path, true)) throw new Error(`rule ${what}: "path" must be a JSON pointer`);
+    if (r.where !== undefined && !isScalarMap(r.where)) throw new Error(`rule ${what}: "where" must be an object of JSON scalars`);
+    if (r.when !== undefined && (!isScalarMap(r.when) || !Object.keys(/** @type {object} */ (r.when)).every((p) => isPointer(p, false)))) {
+      throw new Error(`rule ${what}: "when" must map JSON pointers without "*" to JSON scalars`);
+    }
+    if (r.unless !== undefined && (!Array.isArray(r.unless) || !r.unless.every((p) => isPointer(p, false)))) {
+      throw new Error(`rule ${what}: "unless" must be a list of JSON pointers without "*"`);
+    }
+  }
+  return /** @type {Rule[]} */ (rules);
+}
+
 /**
  * Every difference between `expected` and `actual` under the comparison rules.
  * An empty list means the output passes.
@@ -126,12 +174,7 @@ export function atMostApplies(rule, input) {
  * @returns {Difference[]}
  */
 export function compare(expected, actual, options = {}) {
-  const rules = options.rules ?? [];
-  for (const rule of rules) {
-    if (rule.kind !== "ignore" && rule.kind !== "at-most") {
-      throw new Error(`unknown comparison rule kind ${JSON.stringify(/** @type {any} */ (rule).kind)}`);
-    }
-  }
+  const rules = checkRules(options.rules ?? []);
   // at-most rules apply only to cases whose input matches `when` and has no `unless`.
   const active = rules
     .filter((r) => r.kind === "ignore" || atMostApplies(r, options.input))

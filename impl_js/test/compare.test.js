@@ -2,9 +2,10 @@
 // they say and nothing more.
 
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 
-import { compare, expandVariants, formatPointer, parsePointer, resolvePointer } from "./compare.js";
+import { checkRules, compare, expandVariants, formatPointer, parsePointer, resolvePointer } from "./compare.js";
 
 /** @param {ReturnType<typeof compare>} diffs */
 const pointers = (diffs) => diffs.map((d) => d.pointer);
@@ -160,4 +161,23 @@ describe("rechunk variants", () => {
     assert.deepEqual(expandVariants({ text: "x" }, variants), []);
     assert.throws(() => expandVariants({ chunks: "abc" }, variants), /not a list of strings/);
   });
+});
+
+// The shared table (tests/tables/comparison.json): the Python and Rust comparators
+// load the same rows and must reach the same verdicts.
+describe("shared comparison table", () => {
+  const table = JSON.parse(readFileSync(new URL("../../tests/tables/comparison.json", import.meta.url), "utf8"));
+  for (const row of table.cases) {
+    test(row.id, () => {
+      if (row.verdict === "invalid") {
+        assert.throws(() => checkRules(row.rules), `accepted ${JSON.stringify(row.rules)}`);
+        return;
+      }
+      const found = compare(row.expected, row.actual, { rules: row.rules, input: row.input ?? {} })
+        .map((d) => d.pointer)
+        .sort();
+      assert.deepEqual(found, [...(row.differences ?? [])].sort());
+      assert.equal(row.verdict === "pass", found.length === 0);
+    });
+  }
 });

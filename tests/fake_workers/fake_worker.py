@@ -10,6 +10,8 @@ that id arrives (``*`` matches every id):
   --garbage-on ID      answer with a line that is not JSON
   --wrong-id-on ID     answer with another case's id
   --bad-shape-on ID    answer with the right id but a response the schema rejects
+  --skip-on ID         answer skip ("not applicable") with a reason
+  --domains D,...      domains it claims in the handshake (default echo,fail)
   --exit-after N       exit 0 after answering N requests
   --no-handshake       never answer start
   --versions V,...     protocol versions spoken (default 1)
@@ -23,12 +25,13 @@ import sys
 import time
 
 parser = argparse.ArgumentParser()
-for fault in ("crash", "raise", "hang", "garbage", "wrong-id", "bad-shape"):
+for fault in ("crash", "raise", "hang", "garbage", "wrong-id", "bad-shape", "skip"):
     parser.add_argument(f"--{fault}-on", default=None)
 parser.add_argument("--exit-code", type=int, default=3)
 parser.add_argument("--exit-after", type=int, default=None)
 parser.add_argument("--no-handshake", action="store_true")
 parser.add_argument("--versions", default="1")
+parser.add_argument("--domains", default="echo,fail")
 args = parser.parse_args()
 versions = [int(v) for v in args.versions.split(",")]
 
@@ -66,7 +69,7 @@ for line in sys.stdin:
                     "name": "fake",
                     "version": "0.0.0",
                     "language": "python",
-                    "domains": ["echo", "fail"],
+                    "domains": args.domains.split(","),
                 },
             }
         )
@@ -91,6 +94,9 @@ for line in sys.stdin:
         continue
     if hits(args.bad_shape_on, case_id):
         answer({"id": case_id, "output": 1, "error": {"code": "x", "message": ""}})
+        continue
+    if hits(args.skip_on, case_id):
+        answer({"id": case_id, "skip": {"reason": "this fake supports no such input"}})
         continue
     if request["domain"] == "fail":
         answer({"id": case_id, "error": {"code": "fake_error", "message": "as requested"}})

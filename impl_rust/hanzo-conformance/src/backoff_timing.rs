@@ -6,15 +6,11 @@ use hanzo_backoff::{
 };
 use serde_json::{json, Value};
 
-use crate::CaseError;
+use crate::{schema_invalid, CaseError};
 
 enum Step {
     Next,
     Reset,
-}
-
-fn bad_input(message: &str) -> CaseError {
-    CaseError::new("bad_input", message)
 }
 
 fn contract(err: &BackoffError) -> CaseError {
@@ -28,16 +24,12 @@ fn millis(
     field: &str,
     invalid: fn(String) -> BackoffError,
 ) -> Result<u64, CaseError> {
-    let value = input
-        .get(field)
-        .ok_or_else(|| bad_input(&format!("input.{field} is required")))?;
+    let value = input.get(field).unwrap_or_else(|| schema_invalid(field));
     if let Some(whole) = value.as_u64() {
         // Values above 2^53 - 1 are rejected by hanzo_backoff::check_bounds.
         return Ok(whole);
     }
-    let number = value
-        .as_f64()
-        .ok_or_else(|| bad_input(&format!("input.{field} must be a number")))?;
+    let number = value.as_f64().unwrap_or_else(|| schema_invalid(field));
     #[allow(clippy::cast_precision_loss)] // 2^53 - 1 converts exactly
     let in_range = number >= 0.0 && number <= MAX_SAFE_MS as f64 && number.fract() == 0.0;
     if in_range {
@@ -54,37 +46,35 @@ fn steps(input: &Value) -> Result<Vec<Step>, CaseError> {
             let n = attempts
                 .as_u64()
                 .and_then(|n| usize::try_from(n).ok())
-                .ok_or_else(|| bad_input("input.attempts must be a non-negative integer"))?;
+                .unwrap_or_else(|| schema_invalid("input.attempts must be a non-negative integer"));
             Ok((0..n).map(|_| Step::Next).collect())
         }
         (None, Some(steps)) => steps
             .as_array()
-            .ok_or_else(|| bad_input("input.steps must be a list"))?
+            .unwrap_or_else(|| schema_invalid("input.steps must be a list"))
             .iter()
             .map(|step| match step.as_str() {
                 Some("next") => Ok(Step::Next),
                 Some("reset") => Ok(Step::Reset),
-                _ => Err(bad_input("input.steps items must be \"next\" or \"reset\"")),
+                _ => schema_invalid("input.steps items must be \"next\" or \"reset\""),
             })
             .collect(),
-        _ => Err(bad_input("exactly one of input.attempts and input.steps")),
+        _ => schema_invalid("exactly one of input.attempts and input.steps"),
     }
 }
 
-fn samples(input: &Value) -> Result<Option<Vec<f64>>, CaseError> {
-    let Some(samples) = input.get("samples") else {
-        return Ok(None);
-    };
-    samples
+fn samples(input: &Value) -> Option<Vec<f64>> {
+    let samples = input
+        .get("samples")?
         .as_array()
-        .ok_or_else(|| bad_input("input.samples must be a list"))?
+        .unwrap_or_else(|| schema_invalid("input.samples must be a list"))
         .iter()
         .map(|s| {
             s.as_f64()
-                .ok_or_else(|| bad_input("input.samples must hold numbers"))
+                .unwrap_or_else(|| schema_invalid("input.samples must hold numbers"))
         })
-        .collect::<Result<Vec<_>, _>>()
-        .map(Some)
+        .collect();
+    Some(samples)
 }
 
 fn play<R: RandomSource>(mut backoff: Backoff<R>, steps: &[Step]) -> Result<Vec<u64>, CaseError> {
@@ -101,8 +91,7 @@ fn play<R: RandomSource>(mut backoff: Backoff<R>, steps: &[Step]) -> Result<Vec<
 /// `{base_ms, max_ms, jitter, samples?, attempts | steps}` to `{"delays_ms": [...]}`.
 ///
 /// # Errors
-/// The BACKOFF-1 / BACKOFF-4 contract errors in the contract's order, or
-/// `bad_input` for an input of the wrong shape.
+/// The BACKOFF-1 / BACKOFF-4 contract errors in the contract's order.
 pub fn run(input: &Value) -> Result<Value, CaseError> {
     let base_ms = millis(input, "base_ms", BackoffError::InvalidBaseMs)?;
     let max_ms = millis(input, "max_ms", BackoffError::InvalidMaxMs)?;
@@ -110,11 +99,11 @@ pub fn run(input: &Value) -> Result<Value, CaseError> {
     let jitter: Jitter = input
         .get("jitter")
         .and_then(Value::as_str)
-        .ok_or_else(|| bad_input("input.jitter must be a string"))?
+        .unwrap_or_else(|| schema_invalid("input.jitter must be a string"))
         .parse()
         .map_err(|e| contract(&e))?;
     let steps = steps(input)?;
-    let delays = match samples(input)? {
+    let delays = match samples(input) {
         Some(samples) => play(
             Backoff::with_random(base_ms, max_ms, jitter, SampleSequence::new(samples))
                 .map_err(|e| contract(&e))?,

@@ -98,6 +98,17 @@ impl Pattern {
     }
 }
 
+/// A pointer naming one value of a case's input (`when`/`unless`): no `*` segment.
+fn input_pointer(text: &str) -> Result<Pattern, String> {
+    let pattern = Pattern::parse(text)?;
+    if pattern.segments.contains(&Segment::Any) {
+        return Err(format!(
+            "{text:?}: `*` is not defined in `when`/`unless` pointers"
+        ));
+    }
+    Ok(pattern)
+}
+
 /// An array index as RFC 6901 spells it: `0` or digits without a leading zero.
 fn array_index(key: &str) -> Option<usize> {
     let canonical = key == "0" || (!key.starts_with('0') && !key.is_empty());
@@ -157,10 +168,13 @@ pub enum Rule {
 }
 
 impl Rule {
-    /// Parse one rule as it appears in a vector file's `comparison` array.
+    /// Parse one rule as it appears in a vector file's `comparison` array,
+    /// refusing every form `tests/tables/comparison.json` does not define (as
+    /// `schemas/vector-file.schema.json` does).
     ///
     /// # Errors
-    /// A message naming what is malformed (unknown `kind`, bad pointer, wrong type).
+    /// A message naming what is malformed (unknown `kind` or key, bad pointer,
+    /// `*` in `when`/`unless`, a non-scalar `where`/`when` value, wrong type).
     pub fn from_json(rule: &Value) -> Result<Self, String> {
         let obj = rule
             .as_object()
@@ -169,39 +183,51 @@ impl Rule {
             Some(Value::String(p)) => Pattern::parse(p)?,
             _ => return Err(format!("rule {rule} has no string \"path\"")),
         };
-        match obj.get("kind").and_then(Value::as_str) {
-            Some("ignore") => {
-                let where_ = match obj.get("where") {
-                    None => Map::new(),
-                    Some(Value::Object(w)) => w.clone(),
-                    Some(_) => return Err(format!("rule {rule}: \"where\" must be an object")),
-                };
-                Ok(Self::Ignore { path, where_ })
-            }
-            Some("at-most") => {
-                let when = match obj.get("when") {
-                    None => Vec::new(),
-                    Some(Value::Object(w)) => w
-                        .iter()
-                        .map(|(p, v)| Ok((Pattern::parse(p)?, v.clone())))
-                        .collect::<Result<_, String>>()?,
-                    Some(_) => return Err(format!("rule {rule}: \"when\" must be an object")),
-                };
-                let unless = match obj.get("unless") {
-                    None => Vec::new(),
-                    Some(Value::Array(u)) => u
-                        .iter()
-                        .map(|p| match p {
-                            Value::String(p) => Pattern::parse(p),
-                            _ => Err(format!("rule {rule}: \"unless\" must hold strings")),
-                        })
-                        .collect::<Result<_, _>>()?,
-                    Some(_) => return Err(format!("rule {rule}: \"unless\" must be an array")),
-                };
-                Ok(Self::AtMost { path, when, unless })
-            }
-            _ => Err(format!("rule {rule} has an unknown \"kind\"")),
+        let allowed: &[&str] = match obj.get("kind").and_then(Value::as_str) {
+            Some("ignore") => &["kind", "path", "where"],
+            Some("at-most") => &["kind", "path", "when", "unless"],
+            _ => return Err(format!("rule {rule} has an unknown \"kind\"")),
+        };
+        if let Some(key) = obj.keys().find(|k| !allowed.contains(&k.as_str())) {
+            return Err(format!("rule {rule}: unknown key {key:?}"));
         }
+        let scalar = |v: &Value| !matches!(v, Value::Array(_) | Value::Object(_));
+        if obj.get("kind").and_then(Value::as_str) == Some("ignore") {
+            let where_ = match obj.get("where") {
+                None => Map::new(),
+                Some(Value::Object(w)) if w.values().all(scalar) => w.clone(),
+                Some(_) => {
+                    return Err(format!(
+                        "rule {rule}: \"where\" must be an object of JSON scalars"
+                    ))
+                }
+            };
+            return Ok(Self::Ignore { path, where_ });
+        }
+        let when = match obj.get("when") {
+            None => Vec::new(),
+            Some(Value::Object(w)) if w.values().all(scalar) => w
+                .iter()
+                .map(|(p, v)| Ok((input_pointer(p)?, v.clone())))
+                .collect::<Result<_, String>>()?,
+            Some(_) => {
+                return Err(format!(
+                    "rule {rule}: \"when\" must be an object of JSON scalars"
+                ))
+            }
+        };
+        let unless = match obj.get("unless") {
+            None => Vec::new(),
+            Some(Value::Array(u)) => u
+                .iter()
+                .map(|p| match p {
+                    Value::String(p) => input_pointer(p),
+                    _ => Err(format!("rule {rule}: \"unless\" must hold strings")),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(_) => return Err(format!("rule {rule}: \"unless\" must be an array")),
+        };
+        Ok(Self::AtMost { path, when, unless })
     }
 
     /// Whether this rule is in force for a case with this input (`at-most` rules
@@ -582,5 +608,56 @@ mod tests {
             .expect("valid")
             .select(&json!({"a": [0, 1]}))
             .is_empty());
+    }
+
+    /// Every row of the shared table (`tests/tables/comparison.json`), which the
+    /// Python and JS comparators load too.
+    #[test]
+    fn shared_comparison_table() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/tables/comparison.json"
+        );
+        let text = std::fs::read_to_string(path).expect("tests/tables/comparison.json");
+        let table: Value = serde_json::from_str(&text).expect("the table is JSON");
+        let rows = table["cases"].as_array().expect("cases");
+        assert!(!rows.is_empty());
+        let mut wrong = Vec::new();
+        for row in rows {
+            let id = row["id"].as_str().expect("id");
+            let parsed = Rules::from_json(Some(&row["rules"]));
+            let got = match (&parsed, row["verdict"].as_str()) {
+                (Err(_), Some("invalid")) => continue,
+                (Ok(_), Some("invalid")) => "accepted the rules".to_owned(),
+                (Err(e), _) => format!("refused the rules: {e}"),
+                (Ok(rules), Some(verdict)) => {
+                    let input = row.get("input").cloned().unwrap_or_else(|| json!({}));
+                    let mut found: Vec<String> = rules
+                        .compare(&input, &row["expected"], &row["actual"])
+                        .into_iter()
+                        .map(|d| d.pointer)
+                        .collect();
+                    found.sort();
+                    let mut want: Vec<String> = row
+                        .get("differences")
+                        .and_then(Value::as_array)
+                        .map(|d| {
+                            d.iter()
+                                .filter_map(Value::as_str)
+                                .map(str::to_owned)
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    want.sort();
+                    if found == want && (verdict == "pass") == found.is_empty() {
+                        continue;
+                    }
+                    format!("differences {found:?}, table says {verdict} {want:?}")
+                }
+                (Ok(_), None) => "row has no verdict".to_owned(),
+            };
+            wrong.push(format!("{id}: {got}"));
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
 }

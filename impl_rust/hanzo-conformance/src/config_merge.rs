@@ -1,7 +1,7 @@
 //! `config-merge`: lay the case's files out in a fresh temporary directory, call
 //! [`hanzo_config::load_config`] with an explicit environment, remove the directory.
 
-use crate::CaseError;
+use crate::{schema_invalid, CaseError};
 use hanzo_config::{load_config, HanzoConfig, LoadedConfig};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -9,19 +9,16 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-fn bad(message: impl Into<String>) -> CaseError {
-    CaseError::new("bad_input", message)
-}
-
-fn io_err(e: &std::io::Error) -> CaseError {
-    CaseError::new("bad_input", format!("cannot lay out case files: {e}"))
+/// Laying out the case's files failed: not the library's doing, so a crash.
+fn io_failure(e: &std::io::Error) -> ! {
+    panic!("cannot lay out case files: {e}")
 }
 
 /// A temporary directory removed on drop.
 struct TempDir(PathBuf);
 
 impl TempDir {
-    fn new() -> Result<Self, CaseError> {
+    fn new() -> Self {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -31,12 +28,12 @@ impl TempDir {
             let path =
                 std::env::temp_dir().join(format!("hanzo-cfg-{}-{nanos}-{n}", std::process::id()));
             match std::fs::create_dir(&path) {
-                Ok(()) => return Ok(Self(path)),
+                Ok(()) => return Self(path),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-                Err(e) => return Err(io_err(&e)),
+                Err(e) => io_failure(&e),
             }
         }
-        Err(bad("cannot create a temporary directory"))
+        panic!("cannot create a temporary directory")
     }
 }
 
@@ -46,20 +43,20 @@ impl Drop for TempDir {
     }
 }
 
-fn place(path: &Path, spec: Option<&Value>) -> Result<(), CaseError> {
-    let write = |f: &dyn Fn() -> std::io::Result<()>| -> Result<(), CaseError> {
+fn place(path: &Path, spec: Option<&Value>) {
+    let write = |f: &dyn Fn() -> std::io::Result<()>| {
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| io_err(&e))?;
+            std::fs::create_dir_all(parent).unwrap_or_else(|e| io_failure(&e));
         }
-        f().map_err(|e| io_err(&e))
+        f().unwrap_or_else(|e| io_failure(&e));
     };
     match spec {
-        None | Some(Value::Null) => Ok(()),
+        None | Some(Value::Null) => {}
         Some(Value::String(text)) => write(&|| std::fs::write(path, text.as_bytes())),
         Some(Value::Object(o)) if o.get("directory") == Some(&Value::Bool(true)) => {
-            write(&|| std::fs::create_dir(path))
+            write(&|| std::fs::create_dir(path));
         }
-        Some(_) => Err(bad("file spec must be a string, null or {directory: true}")),
+        Some(_) => schema_invalid("file spec must be a string, null or {directory: true}"),
     }
 }
 
@@ -107,39 +104,40 @@ fn output_json(loaded: &LoadedConfig) -> Value {
 }
 
 /// Run one `config-merge` case.
+#[allow(clippy::unnecessary_wraps)] // the signature every domain's `run` has
 pub fn run(input: &Value) -> Result<Value, CaseError> {
     let files = input
         .get("files")
         .and_then(Value::as_object)
-        .ok_or_else(|| bad("files must be an object"))?;
+        .unwrap_or_else(|| schema_invalid("files must be an object"));
     let xdg_mode = input
         .get("xdg_config_home")
         .map_or(Some("absent"), Value::as_str)
-        .ok_or_else(|| bad("xdg_config_home must be a string"))?;
+        .unwrap_or_else(|| schema_invalid("xdg_config_home must be a string"));
     let mut env = BTreeMap::new();
     if let Some(vars) = input.get("env") {
         let vars = vars
             .as_object()
-            .ok_or_else(|| bad("env must be an object"))?;
+            .unwrap_or_else(|| schema_invalid("env must be an object"));
         for (k, v) in vars {
             let v = v
                 .as_str()
-                .ok_or_else(|| bad("env values must be strings"))?;
+                .unwrap_or_else(|| schema_invalid("env values must be strings"));
             env.insert(k.clone(), v.to_owned());
         }
     }
-    let tmp = TempDir::new()?;
+    let tmp = TempDir::new();
     let (home, xdg, root) = (tmp.0.join("home"), tmp.0.join("xdg"), tmp.0.join("project"));
     for d in [&home, &xdg, &root] {
-        std::fs::create_dir(d).map_err(|e| io_err(&e))?;
+        std::fs::create_dir(d).unwrap_or_else(|e| io_failure(&e));
     }
     let home_file = home.join(".config").join("hanzo").join("settings.json");
     env.insert("HOME".into(), home.to_string_lossy().into_owned());
     match xdg_mode {
         "temp" => {
             env.insert("XDG_CONFIG_HOME".into(), xdg.to_string_lossy().into_owned());
-            place(&xdg.join("hanzo").join("settings.json"), files.get("user"))?;
-            place(&home_file, files.get("home"))?;
+            place(&xdg.join("hanzo").join("settings.json"), files.get("user"));
+            place(&home_file, files.get("home"));
         }
         "absent" | "empty" | "relative" => {
             if xdg_mode == "empty" {
@@ -147,17 +145,17 @@ pub fn run(input: &Value) -> Result<Value, CaseError> {
             } else if xdg_mode == "relative" {
                 env.insert("XDG_CONFIG_HOME".into(), "xdg".into());
             }
-            place(&home_file, files.get("user"))?;
+            place(&home_file, files.get("user"));
         }
-        other => return Err(bad(format!("unknown xdg_config_home {other:?}"))),
+        other => schema_invalid(&format!("unknown xdg_config_home {other:?}")),
     }
     let dot = root.join(".hanzo");
-    place(&dot.join("settings.json"), files.get("project"))?;
-    place(&dot.join("settings.local.json"), files.get("local"))?;
+    place(&dot.join("settings.json"), files.get("project"));
+    place(&dot.join("settings.local.json"), files.get("local"));
     let with_root = input
         .get("project_root")
         .map_or(Some(true), Value::as_bool)
-        .ok_or_else(|| bad("project_root must be a boolean"))?;
+        .unwrap_or_else(|| schema_invalid("project_root must be a boolean"));
     let loaded = load_config(with_root.then_some(root.as_path()), &env);
     drop(tmp);
     Ok(output_json(&loaded))

@@ -1,8 +1,8 @@
 //! The JSON layer between the shared vectors and the `hanzo-*` crates.
 //!
 //! Each domain module exposes `run(input) -> Result<output, CaseError>`; the
-//! harness (through the `PyO3` binding) and `cargo test` (through `tests/vectors.rs`)
-//! both call [`run_case`].
+//! harness (through the `PyO3` binding in `impl_rust/hanzo-conformance-py`, via
+//! [`batch`]) and `cargo test` (through `tests/vectors.rs`) both call [`run_case`].
 
 use serde_json::Value;
 
@@ -14,6 +14,7 @@ mod permission_policy;
 mod session_compaction;
 mod sse_frames;
 
+pub mod batch;
 pub mod compare;
 pub mod vectors;
 
@@ -35,6 +36,14 @@ impl CaseError {
             message: message.into(),
         }
     }
+}
+
+/// A JSON layer trusts its input: the harness (and the native runner's loader)
+/// validated it against the domain's `$defs.input`, so an input of another shape
+/// is a harness bug, reported as a crash, never a contract error.
+#[track_caller]
+pub(crate) fn schema_invalid(what: &str) -> ! {
+    panic!("input does not match the domain's $defs.input: {what}")
 }
 
 type RunFn = fn(&Value) -> Result<Value, CaseError>;

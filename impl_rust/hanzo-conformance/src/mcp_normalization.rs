@@ -3,38 +3,35 @@
 use hanzo_mcp_names::{normalize_tool_name, parse_tool_name, McpNameError};
 use serde_json::{json, Value};
 
-use crate::CaseError;
+use crate::{schema_invalid, CaseError};
 
 fn contract(err: &McpNameError) -> CaseError {
     CaseError::new(err.code(), err.to_string())
 }
 
-fn text<'a>(input: &'a Value, key: &str) -> Result<&'a str, CaseError> {
+fn text<'a>(input: &'a Value, key: &str) -> &'a str {
     input
         .get(key)
         .and_then(Value::as_str)
-        .ok_or_else(|| CaseError::new("bad_input", format!("input.{key} must be a string")))
+        .unwrap_or_else(|| schema_invalid(key))
 }
 
 /// `{"op": "normalize", "server", "tool"}` to `{"name"}`;
 /// `{"op": "parse", "name"}` to `{"server", "tool"}`.
 ///
 /// # Errors
-/// `empty_name` / `not_mcp_name` from the contract; `bad_input` for a malformed input.
+/// `empty_name` / `not_mcp_name` from the contract.
 pub fn run(input: &Value) -> Result<Value, CaseError> {
     match input.get("op").and_then(Value::as_str) {
         Some("normalize") => {
-            let name = normalize_tool_name(text(input, "server")?, text(input, "tool")?)
+            let name = normalize_tool_name(text(input, "server"), text(input, "tool"))
                 .map_err(|e| contract(&e))?;
             Ok(json!({ "name": name }))
         }
         Some("parse") => {
-            let parts = parse_tool_name(text(input, "name")?).map_err(|e| contract(&e))?;
+            let parts = parse_tool_name(text(input, "name")).map_err(|e| contract(&e))?;
             Ok(json!({ "server": parts.server, "tool": parts.tool }))
         }
-        _ => Err(CaseError::new(
-            "bad_input",
-            "input.op must be \"normalize\" or \"parse\"",
-        )),
+        _ => schema_invalid("op"),
     }
 }

@@ -2,17 +2,17 @@
 
 use serde_json::{json, Value};
 
-use crate::CaseError;
+use crate::{schema_invalid, CaseError};
 
 /// `{"verifier": str}` to `{"challenge": str}`.
 ///
 /// # Errors
-/// `invalid_verifier` (PKCE-3), or `bad_input` if `verifier` is missing or not a string.
+/// `invalid_verifier` (PKCE-3).
 pub fn run(input: &Value) -> Result<Value, CaseError> {
     let verifier = input
         .get("verifier")
         .and_then(Value::as_str)
-        .ok_or_else(|| CaseError::new("bad_input", "input.verifier must be a string"))?;
+        .unwrap_or_else(|| schema_invalid("input.verifier must be a string"));
     let challenge = hanzo_pkce::s256_challenge(verifier)
         .map_err(|err| CaseError::new(err.code(), err.to_string()))?;
     Ok(json!({ "challenge": challenge }))

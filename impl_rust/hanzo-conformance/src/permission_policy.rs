@@ -4,43 +4,39 @@
 use hanzo_permissions::{PermissionPolicy, RuleSpec};
 use serde_json::{json, Value};
 
-use crate::CaseError;
+use crate::{schema_invalid, CaseError};
 
-fn bad(message: &str) -> CaseError {
-    CaseError::new("bad_input", message)
-}
-
-fn rule_spec(raw: &Value) -> Result<RuleSpec, CaseError> {
+fn rule_spec(raw: &Value) -> RuleSpec {
     let field = |key: &str| raw.get(key).and_then(Value::as_str);
-    let tool_pattern =
-        field("tool_pattern").ok_or_else(|| bad("rule.tool_pattern must be a string"))?;
-    let mode = field("mode").ok_or_else(|| bad("rule.mode must be a string"))?;
+    let tool_pattern = field("tool_pattern")
+        .unwrap_or_else(|| schema_invalid("rule.tool_pattern must be a string"));
+    let mode = field("mode").unwrap_or_else(|| schema_invalid("rule.mode must be a string"));
     let reason = match raw.get("reason") {
         None | Some(Value::Null) => None,
         Some(Value::String(reason)) => Some(reason.clone()),
-        Some(_) => return Err(bad("rule.reason must be a string or null")),
+        Some(_) => schema_invalid("rule.reason must be a string or null"),
     };
-    Ok(RuleSpec {
+    RuleSpec {
         tool_pattern: tool_pattern.to_owned(),
         mode: mode.to_owned(),
         reason,
-    })
+    }
 }
 
 /// `{"rules", "tool_name"}` to `{"mode", "rule_index", "reason", "audit"}`.
 ///
 /// # Errors
-/// `invalid_mode` from the contract; `bad_input` for a malformed input.
+/// `invalid_mode` from the contract.
 pub fn run(input: &Value) -> Result<Value, CaseError> {
     let rules = input
         .get("rules")
         .and_then(Value::as_array)
-        .ok_or_else(|| bad("input.rules must be a list"))?;
+        .unwrap_or_else(|| schema_invalid("input.rules must be a list"));
     let tool_name = input
         .get("tool_name")
         .and_then(Value::as_str)
-        .ok_or_else(|| bad("input.tool_name must be a string"))?;
-    let specs = rules.iter().map(rule_spec).collect::<Result<Vec<_>, _>>()?;
+        .unwrap_or_else(|| schema_invalid("input.tool_name must be a string"));
+    let specs: Vec<RuleSpec> = rules.iter().map(rule_spec).collect();
     let policy =
         PermissionPolicy::new(specs).map_err(|e| CaseError::new(e.code(), e.to_string()))?;
     let decision = policy.evaluate(tool_name);

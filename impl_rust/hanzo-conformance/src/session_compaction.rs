@@ -2,26 +2,22 @@
 //! validation order of COMP-3, compact the messages, and write the
 //! [`CompactionResult`] back as JSON with exactly the keys each message had.
 
-use crate::CaseError;
+use crate::{schema_invalid, CaseError};
 use hanzo_compaction::{
     placeholder_summarizer, CompactionError, CompactionResult, Message, Role, SessionCompactor,
     ToolCall,
 };
 use serde_json::{json, Map, Value};
 
-fn bad(message: impl Into<String>) -> CaseError {
-    CaseError::new("bad_input", message)
-}
-
 fn contract(e: &CompactionError) -> CaseError {
     CaseError::new(e.code(), e.to_string())
 }
 
-fn int(input: &Value, key: &str) -> Result<i64, CaseError> {
+fn int(input: &Value, key: &str) -> i64 {
     input
         .get(key)
         .and_then(Value::as_i64)
-        .ok_or_else(|| bad(format!("input.{key} must be an integer")))
+        .unwrap_or_else(|| schema_invalid(key))
 }
 
 /// A negative cost is `invalid_token_count` (COMP-3 steps 3 and 4).
@@ -33,26 +29,25 @@ fn cost(value: i64, what: &str) -> Result<u64, CaseError> {
     })
 }
 
-fn text(object: &Map<String, Value>, key: &str) -> Result<String, CaseError> {
+fn text(object: &Map<String, Value>, key: &str) -> String {
     object
         .get(key)
         .and_then(Value::as_str)
-        .map(str::to_owned)
-        .ok_or_else(|| bad(format!("message.{key} must be a string")))
+        .map_or_else(|| schema_invalid(key), str::to_owned)
 }
 
-fn tool_calls(raw: &Value) -> Result<Vec<ToolCall>, CaseError> {
+fn tool_calls(raw: &Value) -> Vec<ToolCall> {
     raw.as_array()
-        .ok_or_else(|| bad("tool_calls must be an array"))?
+        .unwrap_or_else(|| schema_invalid("tool_calls must be an array"))
         .iter()
         .map(|call| {
             let call = call
                 .as_object()
-                .ok_or_else(|| bad("a tool call must be an object"))?;
-            Ok(ToolCall {
-                id: text(call, "id")?,
-                name: text(call, "name")?,
-            })
+                .unwrap_or_else(|| schema_invalid("a tool call must be an object"));
+            ToolCall {
+                id: text(call, "id"),
+                name: text(call, "name"),
+            }
         })
         .collect()
 }
@@ -62,29 +57,25 @@ fn message_in(
     object: &Map<String, Value>,
     token_count: u64,
 ) -> Result<Message, CaseError> {
-    let role_name = text(object, "role")?;
+    let role_name = text(object, "role");
     let role = Role::parse(&role_name).ok_or_else(|| {
         contract(&CompactionError::InvalidMessages {
             index,
             reason: "unknown role",
         })
     })?;
-    let tool_call_id = match object.get("tool_call_id") {
-        None => None,
-        Some(_) => Some(text(object, "tool_call_id")?),
-    };
-    let summary = match object.get("summary") {
-        None => None,
-        Some(v) => Some(
-            v.as_bool()
-                .ok_or_else(|| bad("message.summary must be a boolean"))?,
-        ),
-    };
+    let tool_call_id = object
+        .get("tool_call_id")
+        .map(|_| text(object, "tool_call_id"));
+    let summary = object.get("summary").map(|v| {
+        v.as_bool()
+            .unwrap_or_else(|| schema_invalid("message.summary must be a boolean"))
+    });
     Ok(Message {
         role,
-        content: text(object, "content")?,
+        content: text(object, "content"),
         token_count,
-        tool_calls: object.get("tool_calls").map(tool_calls).transpose()?,
+        tool_calls: object.get("tool_calls").map(tool_calls),
         tool_call_id,
         summary,
     })
@@ -93,14 +84,14 @@ fn message_in(
 fn messages_in(raw: &Value) -> Result<Vec<Message>, CaseError> {
     let list = raw
         .as_array()
-        .ok_or_else(|| bad("input.messages must be an array"))?;
+        .unwrap_or_else(|| schema_invalid("input.messages must be an array"));
     let mut objects = Vec::with_capacity(list.len());
     // COMP-3 step 4: every cost is checked before any structure.
     for (index, item) in list.iter().enumerate() {
         let object = item
             .as_object()
-            .ok_or_else(|| bad("a message must be an object"))?;
-        let count = int(item, "token_count")?;
+            .unwrap_or_else(|| schema_invalid("a message must be an object"));
+        let count = int(item, "token_count");
         objects.push((
             object,
             cost(count, &format!("messages[{index}].token_count"))?,
@@ -148,15 +139,15 @@ fn result_out(result: &CompactionResult) -> Value {
 pub fn run(input: &Value) -> Result<Value, CaseError> {
     let max_tokens = match input.get("max_tokens") {
         Some(Value::Null) => None,
-        Some(_) => Some(int(input, "max_tokens")?),
-        None => return Err(bad("input.max_tokens is required")),
+        Some(_) => Some(int(input, "max_tokens")),
+        None => schema_invalid("input.max_tokens is required"),
     };
     let reserve_recent = match input.get("reserve_recent") {
         None => 3,
-        Some(_) => int(input, "reserve_recent")?,
+        Some(_) => int(input, "reserve_recent"),
     };
-    let compacted_tokens = int(input, "compacted_tokens")?;
-    let summary_tokens = int(input, "summary_tokens")?;
+    let compacted_tokens = int(input, "compacted_tokens");
+    let summary_tokens = int(input, "summary_tokens");
     let compactor = SessionCompactor::try_new(max_tokens, reserve_recent)
         .map_err(|e| contract(&e))?
         .with_compacted_tokens(cost(compacted_tokens, "compacted_tokens")?)

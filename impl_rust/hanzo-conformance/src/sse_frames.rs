@@ -3,23 +3,24 @@
 use hanzo_sse::{SseFrame, SseFrameBuffer};
 use serde_json::{json, Map, Value};
 
-use crate::CaseError;
+use crate::{schema_invalid, CaseError};
 
 /// `{"chunks": [str, ...]}` to `{"frames": [{event, data, id, retry}, ...]}`.
 ///
 /// # Errors
-/// `bad_input` if `chunks` is missing or not a list of strings.
+/// None: every chunking of every input has an output.
+#[allow(clippy::unnecessary_wraps)] // the signature every domain's `run` has
 pub fn run(input: &Value) -> Result<Value, CaseError> {
     let chunks = input
         .get("chunks")
         .and_then(Value::as_array)
-        .ok_or_else(|| CaseError::new("bad_input", "input.chunks must be a list"))?;
+        .unwrap_or_else(|| schema_invalid("input.chunks must be a list"));
     let mut buffer = SseFrameBuffer::new();
     let mut frames = Vec::new();
     for chunk in chunks {
         let chunk = chunk
             .as_str()
-            .ok_or_else(|| CaseError::new("bad_input", "input.chunks must hold strings"))?;
+            .unwrap_or_else(|| schema_invalid("input.chunks must hold strings"));
         frames.extend(buffer.feed(chunk).into_iter().map(frame_json));
     }
     Ok(json!({ "frames": frames }))

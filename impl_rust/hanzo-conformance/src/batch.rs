@@ -1,4 +1,8 @@
-//! The adapter protocol in plain Rust, without Python: requests in, responses out.
+//! The adapter protocol in plain Rust: requests in, responses out, panics caught.
+//!
+//! Shared by the Python binding (`impl_rust/hanzo-conformance-py`, which only
+//! converts [`BadRequest`] into `ValueError`) and the native runner
+//! (`tests/vectors.rs`, which uses [`catch_crash`]).
 //!
 //! `docs/architecture.md` ("Running a case on a platform"): a request is
 //! `{id, domain, input}`; a response is exactly one of `{id, output}`,
@@ -114,12 +118,12 @@ pub fn catch_crash<T>(f: impl FnOnce() -> T) -> Result<T, Crash> {
 /// The harness never sends a domain missing from [`implementation`]; if it does,
 /// that is a `crash` (as on the other platforms), not a contract error.
 fn respond(domain: &str, input: &Value) -> Map<String, Value> {
-    if !hanzo_conformance::domains().any(|d| d == domain) {
+    if !crate::domains().any(|d| d == domain) {
         let message = format!("rust does not implement {domain}");
         let crash = json!({"message": message, "detail": "not in implementation().domains"});
         return Map::from_iter([("crash".to_owned(), crash)]);
     }
-    let (key, body) = match catch_crash(|| hanzo_conformance::run_case(domain, input)) {
+    let (key, body) = match catch_crash(|| crate::run_case(domain, input)) {
         Ok(Ok(output)) => ("output", output),
         Ok(Err(error)) => (
             "error",
@@ -139,19 +143,9 @@ pub fn implementation() -> String {
         "name": "hanzo-rust",
         "version": env!("CARGO_PKG_VERSION"),
         "language": "rust",
-        "domains": hanzo_conformance::domains().collect::<Vec<_>>(),
+        "domains": crate::domains().collect::<Vec<_>>(),
     })
     .to_string()
-}
-
-/// Run one input through `domain`; the response object without an `id`.
-///
-/// # Errors
-/// [`BadRequest`] when `input_json` is not JSON.
-pub fn run(domain: &str, input_json: &str) -> Result<String, BadRequest> {
-    let input: Value = serde_json::from_str(input_json)
-        .map_err(|e| BadRequest(format!("input is not JSON: {e}")))?;
-    Ok(Value::Object(respond(domain, &input)).to_string())
 }
 
 /// Run a JSON array of requests `[{id, domain, input}]`; a JSON array of
@@ -247,7 +241,7 @@ mod tests {
         let info = parse(&implementation());
         assert_eq!(info["name"], "hanzo-rust");
         assert_eq!(info["language"], "rust");
-        let domains: Vec<&str> = hanzo_conformance::domains().collect();
+        let domains: Vec<&str> = crate::domains().collect();
         assert_eq!(info["domains"], json!(domains));
     }
 
@@ -274,13 +268,5 @@ mod tests {
         assert!(run_batch(r#"{"id": "a"}"#).is_err());
         assert!(run_batch(r#"[{"id": 1, "domain": "d", "input": {}}]"#).is_err());
         assert!(run_batch(r#"[{"id": "a", "input": {}}]"#).is_err());
-        assert!(run("d", "{").is_err());
-    }
-
-    #[test]
-    fn run_returns_a_response_without_id() {
-        let out = parse(&run("no-such-domain", "{}").expect("JSON input"));
-        assert!(out["crash"].is_object(), "{out}");
-        assert!(out.get("id").is_none());
     }
 }

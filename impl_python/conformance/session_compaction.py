@@ -11,7 +11,6 @@ from impl_python.compaction import (
     ToolCall,
     placeholder_summarizer,
 )
-from impl_python.errors import HanzoError
 
 
 def _message_in(raw: dict[str, Any]) -> Message:
@@ -53,14 +52,11 @@ def _result_out(result: CompactionResult) -> dict[str, Any]:
 
 def run(case_input: dict[str, Any]) -> dict[str, Any]:
     """Compact ``messages``; contract errors (CompactionError) propagate with their code."""
-    try:
-        messages = [_message_in(m) for m in case_input["messages"]]
-        max_tokens = case_input["max_tokens"]
-        reserve_recent = case_input.get("reserve_recent", 3)
-        summary_tokens = case_input["summary_tokens"]
-        compacted_tokens = case_input["compacted_tokens"]
-    except (KeyError, TypeError) as exc:
-        raise HanzoError(f"malformed input: {exc!r}", code="bad_input") from exc
+    messages = [_message_in(m) for m in case_input["messages"]]
+    max_tokens = case_input["max_tokens"]
+    reserve_recent = case_input.get("reserve_recent", 3)
+    summary_tokens = case_input["summary_tokens"]
+    compacted_tokens = case_input["compacted_tokens"]
     # Construction order is the validation order of COMP-3.
     compactor = SessionCompactor(max_tokens, reserve_recent, compacted_tokens=compacted_tokens)
     compactor = compactor.with_summarizer(placeholder_summarizer(summary_tokens))

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from impl_python.config import HanzoConfig, load_config_with_warnings
-from impl_python.errors import HanzoError
 
 
 def _place(path: Path, spec: Any) -> None:
@@ -21,10 +20,8 @@ def _place(path: Path, spec: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(spec, str):
         path.write_bytes(spec.encode("utf-8"))
-    elif isinstance(spec, dict) and spec.get("directory") is True:
+    else:  # {"directory": true}
         path.mkdir()
-    else:
-        raise HanzoError(f"bad file spec for {path.name}", code="bad_input")
 
 
 def _config_json(config: HanzoConfig) -> dict[str, Any]:

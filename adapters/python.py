@@ -1,6 +1,6 @@
 """Platform ``python``: impl_python, driven in-process.
 
-Each domain's JSON layer is the module ``adapters.python_ref.<domain_snake>``
+Each domain's JSON layer is the module ``impl_python.conformance.<domain_snake>``
 with ``run(case_input) -> output``; a domain is implemented when its module exists.
 """
 
@@ -13,19 +13,20 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from impl_python import conformance
 from impl_python.errors import HanzoError
 
-from ..protocol import Adapter, Implementation, Request, Response, crash
+from .protocol import Adapter, Implementation, Request, Response, crash
 
 RunFn = Callable[[Any], Any]
 
 
 def _domain_modules() -> dict[str, RunFn]:
     found: dict[str, RunFn] = {}
-    for info in pkgutil.iter_modules(__path__):
+    for info in pkgutil.iter_modules(conformance.__path__):
         domain = info.name.replace("_", "-")
         try:
-            found[domain] = importlib.import_module(f"{__name__}.{info.name}").run
+            found[domain] = importlib.import_module(f"{conformance.__name__}.{info.name}").run
         except Exception:  # a broken module fails its own domain's cases, not the platform
             found[domain] = _broken(traceback.format_exc())
     return found

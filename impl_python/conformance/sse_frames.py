@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from impl_python.errors import HanzoError
 from impl_python.sse import SseFrameBuffer
 
 
 def run(case_input: dict[str, Any]) -> dict[str, Any]:
     """Return ``{"frames": [...]}`` for ``{"chunks": [...]}``."""
-    chunks = case_input.get("chunks")
-    if not isinstance(chunks, list) or not all(isinstance(c, str) for c in chunks):
-        raise HanzoError("input.chunks must be a list of strings", code="bad_input")
+    chunks = case_input["chunks"]
     buffer = SseFrameBuffer()
     frames = [frame for chunk in chunks for frame in buffer.feed(chunk)]
     return {

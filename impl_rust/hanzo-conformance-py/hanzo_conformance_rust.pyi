@@ -5,18 +5,10 @@ crate are data in the result, never exceptions; ``ValueError`` means the caller
 sent something that is not JSON or not the request shape.
 """
 
+__all__ = ["implementation", "run_batch"]
+
 def implementation() -> str:
     """``{"name": "hanzo-rust", "version", "language": "rust", "domains": [...]}`` as JSON."""
-
-def run(domain: str, input_json: str) -> str:
-    """Run one case input through ``domain``.
-
-    Returns one of ``{"output": ...}``, ``{"error": {"code", "message"}}`` or
-    ``{"crash": {"message", "detail"}}`` as JSON.
-
-    Raises:
-        ValueError: ``input_json`` is not JSON.
-    """
 
 def run_batch(requests_json: str) -> str:
     """Run a JSON array of ``{"id", "domain", "input"}`` requests (the GIL is released).

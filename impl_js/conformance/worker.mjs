@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The JS platform's worker: docs/protocol.md (JSON lines, version 1) over the
-// JSON layer in impl_js/conformance/index.js.
+// JSON layer beside it (index.js).
 //
-// Usage: node adapters/js_worker/worker.mjs   (the harness does this: adapters/js.py)
+// Usage: node impl_js/conformance/worker.mjs   (the harness does this: adapters/js.py)
 //
 // Requests are read in chunks and answered synchronously in arrival order; the
 // answers to one stdin chunk are written with a single write, so a pipelined
@@ -11,7 +11,7 @@
 import { readFileSync } from "node:fs";
 
 const PROTOCOL_VERSIONS = [1];
-const IMPL_ROOT = new URL("../../impl_js/", import.meta.url);
+const IMPL_ROOT = new URL("../", import.meta.url);
 
 /** @type {Record<string, (input: any) => any>} */
 let DOMAINS;

@@ -1,8 +1,0 @@
-export { HanzoError } from "./errors.js";
-export * from "./sse.js";
-export * from "./mcp-names.js";
-export * from "./permissions.js";
-export * from "./compaction.js";
-export * from "./pkce.js";
-export * from "./config.js";
-export * from "./backoff.js";
