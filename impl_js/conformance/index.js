@@ -8,6 +8,9 @@ import { run as sessionCompaction } from "./session-compaction.js";
 import { run as configMerge } from "./config-merge.js";
 import { run as oauthPkce } from "./oauth-pkce.js";
 import { run as backoffTiming } from "./backoff-timing.js";
+import { run as sandboxPaths } from "./sandbox-paths.js";
+import { run as hooks } from "./hooks.js";
+import { run as toolCallPipeline } from "./tool-call-pipeline.js";
 
 /** @type {Record<string, (input: any) => any>} */
 export const DOMAINS = {
@@ -18,4 +21,7 @@ export const DOMAINS = {
   "mcp-normalization": mcpNormalization,
   "permission-policy": permissionPolicy,
   "config-merge": configMerge,
+  "sandbox-paths": sandboxPaths,
+  hooks,
+  "tool-call-pipeline": toolCallPipeline,
 };

@@ -7,3 +7,6 @@ export * from "./compaction.js";
 export * from "./pkce.js";
 export * from "./config.js";
 export * from "./backoff.js";
+export * from "./sandbox.js";
+export * from "./hooks.js";
+export * from "./pipeline.js";

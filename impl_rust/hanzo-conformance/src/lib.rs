@@ -8,14 +8,18 @@ use serde_json::Value;
 
 mod backoff_timing;
 mod config_merge;
+mod hooks;
 mod mcp_normalization;
 mod oauth_pkce;
 mod permission_policy;
+mod sandbox_paths;
 mod session_compaction;
 mod sse_frames;
+mod tool_call_pipeline;
 
 pub mod batch;
 pub mod compare;
+pub mod temp_root;
 pub mod vectors;
 
 /// A contract error: a stable `code` from the domain's contract, and a message
@@ -57,6 +61,9 @@ const DOMAINS: &[(&str, RunFn)] = &[
     ("mcp-normalization", mcp_normalization::run),
     ("permission-policy", permission_policy::run),
     ("config-merge", config_merge::run),
+    ("sandbox-paths", sandbox_paths::run),
+    ("hooks", hooks::run),
+    ("tool-call-pipeline", tool_call_pipeline::run),
 ];
 
 /// The domains this platform implements.

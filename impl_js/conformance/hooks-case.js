@@ -1,0 +1,136 @@
+// The hooks case, asynchronously: run the case's hooks for real with HookRunner
+// in a temporary root; report what the `record` fixtures saw and which processes
+// the `sleeper`/`daemon` fixtures left alive. conformance/hooks.js runs it to
+// completion synchronously (the JSON layer is synchronous).
+import { mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { setTimeout as sleep } from "node:timers/promises";
+
+import { DEFAULT_TIMEOUT_MS, HookRunner } from "../src/hooks.js";
+import { PLACEHOLDER, str } from "./temp-root.js";
+
+export const FIXTURES = process.env.HANZO_HOOK_FIXTURES ?? fileURLToPath(new URL("../../fixtures/hooks", import.meta.url));
+const LEFTOVER_WAIT_MS = 1000;
+
+/**
+ * Files under `dir` (recursively) whose name ends with `suffix`, sorted.
+ * @param {string} dir
+ * @param {string} suffix
+ * @returns {string[]}
+ */
+function filesEnding(dir, suffix) {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(suffix))
+    .map((name) => join(dir, name))
+    .sort();
+}
+
+/** @param {number} pid Running and not a zombie (Linux /proc). */
+function alive(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 1).trim()[0];
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
+
+/** @param {string} root */
+async function leftovers(root) {
+  const pids = filesEnding(root, ".pids").flatMap((f) => readFileSync(f, "utf8").split(/\s+/).filter(Boolean).map(Number));
+  const deadline = Date.now() + LEFTOVER_WAIT_MS;
+  let living = pids.filter(alive);
+  while (living.length > 0 && Date.now() < deadline) {
+    await sleep(10);
+    living = living.filter(alive);
+  }
+  for (const pid of living) {
+    try {
+      process.kill(pid, "SIGKILL"); // a failing implementation must not leak processes into the run
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return living.length;
+}
+
+/**
+ * @param {string} root
+ * @param {string[]} observe
+ */
+function saw(root, observe) {
+  /** @type {Record<string, unknown>} */
+  const out = {};
+  const decoder = new TextDecoder("utf-8");
+  for (const envFile of filesEnding(root, ".env")) {
+    /** @type {Map<string, string>} */
+    const vars = new Map();
+    const bytes = readFileSync(envFile);
+    let start = 0;
+    while (start < bytes.length) {
+      let end = bytes.indexOf(0, start);
+      if (end < 0) end = bytes.length;
+      const entry = bytes.subarray(start, end);
+      const eq = entry.indexOf(0x3d);
+      if (eq >= 0) vars.set(decoder.decode(entry.subarray(0, eq)), decoder.decode(entry.subarray(eq + 1)));
+      start = end + 1;
+    }
+    const base = envFile.slice(0, -".env".length);
+    const cwd = readFileSync(`${base}.cwd`, "utf8").replace(/\n$/, "");
+    const name = base.slice(base.lastIndexOf("/") + 1);
+    out[name] = {
+      env: Object.fromEntries(observe.map((v) => [v, vars.get(v) ?? null])),
+      cwd: cwd === root || cwd.startsWith(`${root}/`) ? PLACEHOLDER + cwd.slice(root.length) : cwd,
+      stdin: readFileSync(`${base}.stdin`, "utf8"),
+    };
+  }
+  return out;
+}
+
+/**
+ * @param {any} input
+ * @param {string} root
+ */
+export async function runCase(input, root) {
+  /** @param {unknown} value */
+  const sub = (value) => str(value, "hook commands, cwd and env values").replaceAll(PLACEHOLDER, root).replaceAll("{fixtures}", FIXTURES);
+  if (!Array.isArray(input?.hooks) || typeof input.env !== "object" || !Array.isArray(input.observe)) {
+    throw new TypeError("input.hooks, input.env and input.observe are required");
+  }
+  const cwd = sub(input.cwd);
+  mkdirSync(cwd, { recursive: true });
+  const runner = new HookRunner(
+    input.hooks.map((/** @type {any} */ h) => ({
+      event: h.event,
+      command: sub(h.command),
+      toolPattern: h.tool_pattern,
+      timeoutMs: h.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    })),
+    {
+      sessionId: input.session_id,
+      cwd,
+      env: Object.fromEntries(Object.entries(input.env).map(([k, v]) => [k, sub(v)])),
+    },
+  );
+  const toolInput = { ...input.tool_input };
+  const fill = input.tool_input_fill;
+  if (fill !== undefined) toolInput[fill.key] = fill.text.repeat(fill.count);
+  const result =
+    input.event === "post_tool_use"
+      ? await runner.runPost(input.tool_name, toolInput, {
+          output: input.tool_result.output,
+          error: input.tool_result.error,
+          isError: input.tool_result.is_error,
+        })
+      : await runner.runPre(input.tool_name, toolInput);
+  return {
+    decision: result.decision,
+    reason: result.reason,
+    ran: result.ran,
+    log: result.log.map((r) => ({ code: r.code, hook: r.hook, exit_code: r.exitCode, signal: r.signal })),
+    saw: saw(root, input.observe),
+    leftover_processes: await leftovers(root),
+  };
+}

@@ -1,0 +1,76 @@
+// The tool-call-pipeline case, asynchronously: build the sandbox tree in the
+// case root, compose the real policy, hook runner (fixtures) and sandbox with a
+// scripted prompter and executor, run one call; the root is written back as {root}.
+import { HookRunner } from "../src/hooks.js";
+import { PermissionPolicy } from "../src/permissions.js";
+import { ToolCallPipeline } from "../src/pipeline.js";
+import { Sandbox } from "../src/sandbox.js";
+import { FIXTURES } from "./hooks-case.js";
+import { PLACEHOLDER, buildTree } from "./temp-root.js";
+
+/**
+ * @param {unknown} value
+ * @param {string} root
+ * @returns {unknown}
+ */
+function unroot(value, root) {
+  if (typeof value === "string") return value.replaceAll(root, PLACEHOLDER);
+  if (Array.isArray(value)) return value.map((v) => unroot(v, root));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unroot(v, root)]));
+  }
+  return value;
+}
+
+/**
+ * @param {any} input
+ * @param {string} root
+ */
+export async function runCase(input, root) {
+  /** @param {string} text */
+  const sub = (text) => text.replaceAll(PLACEHOLDER, root).replaceAll("{fixtures}", FIXTURES);
+  buildTree(root, input.sandbox.tree);
+  const policy = new PermissionPolicy(
+    input.rules.map((/** @type {any} */ r) => ({ toolPattern: r.tool_pattern, mode: r.mode, reason: r.reason ?? null })),
+  );
+  const sandbox = new Sandbox(
+    { mode: input.sandbox.config.mode, allowedPaths: input.sandbox.config.allowed_paths.map(sub) },
+    sub(input.sandbox.workspace),
+  );
+  const hooks = new HookRunner(
+    input.hooks.map((/** @type {any} */ h) => ({
+      event: h.event,
+      command: sub(h.command),
+      toolPattern: h.tool_pattern,
+      timeoutMs: h.timeout_ms,
+    })),
+    { sessionId: input.session_id, cwd: sandbox.workspace, env: { PATH: "/usr/bin:/bin" } },
+  );
+  const answer = { kind: input.prompter.answer, reason: input.prompter.reason };
+  const out = input.tool_output;
+  const pipeline = new ToolCallPipeline({
+    policy,
+    prompter: { requestPermission: async () => answer },
+    hooks,
+    sandbox,
+    executor: { execute: async () => ({ output: out.output, error: out.error, isError: out.is_error }) },
+    sessionId: input.session_id,
+  });
+  const call = input.call;
+  const outcome = await pipeline.run({ toolName: call.tool_name, input: call.input, origin: call.origin, paths: call.paths.map(sub) });
+  return unroot(
+    {
+      ran: outcome.ran,
+      steps: outcome.steps,
+      tool_result: { output: outcome.toolResult.output, error: outcome.toolResult.error, is_error: outcome.toolResult.isError },
+      audit: {
+        tool_name: outcome.audit.toolName,
+        origin: outcome.audit.origin,
+        outcome: outcome.audit.outcome,
+        refused_by: outcome.audit.refusedBy,
+        reason: outcome.audit.reason,
+      },
+    },
+    root,
+  );
+}

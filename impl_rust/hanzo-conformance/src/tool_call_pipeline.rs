@@ -1,0 +1,227 @@
+//! `tool-call-pipeline`: compose the real policy, hook runner (fixtures) and
+//! sandbox (a tree in a [`TempRoot`]) with a scripted prompter and executor, run
+//! one call, and write the root back as `{root}` in the output.
+
+use std::path::PathBuf;
+
+use hanzo_hooks::{HookConfig, HookRunner, ToolResult};
+use hanzo_permissions::{PermissionPolicy, RuleSpec};
+use hanzo_pipeline::{
+    Origin, PermissionDecision, PermissionPrompter, PipelineOutcome, Step, ToolCall,
+    ToolCallPipeline, ToolExecutor,
+};
+use hanzo_sandbox::{IsolationMode, Sandbox, SandboxConfig};
+use serde_json::{json, Value};
+
+use crate::hooks::{fixtures, timeout_ms};
+use crate::sandbox_paths::build_tree;
+use crate::temp_root::{TempRoot, PLACEHOLDER};
+use crate::CaseError;
+
+struct ScriptedPrompter(PermissionDecision);
+
+impl PermissionPrompter for ScriptedPrompter {
+    fn request_permission(&self, _tool_name: &str, _input: &Value) -> PermissionDecision {
+        self.0.clone()
+    }
+}
+
+struct ScriptedExecutor(ToolResult);
+
+impl ToolExecutor for ScriptedExecutor {
+    fn execute(&self, _name: &str, _input: &Value, _session_id: &str) -> ToolResult {
+        self.0.clone()
+    }
+}
+
+/// The harness validated the input against the schema: a mismatch is a bug here.
+fn bad(message: &str) -> CaseError {
+    crate::schema_invalid(message)
+}
+
+fn field<'a>(value: &'a Value, key: &str) -> Result<&'a Value, CaseError> {
+    value
+        .get(key)
+        .ok_or_else(|| bad(&format!("{key} is required")))
+}
+
+fn text<'a>(value: &'a Value, key: &str) -> Result<&'a str, CaseError> {
+    field(value, key)?
+        .as_str()
+        .ok_or_else(|| bad(&format!("{key} must be a string")))
+}
+
+fn list<'a>(value: &'a Value, key: &str) -> Result<&'a Vec<Value>, CaseError> {
+    field(value, key)?
+        .as_array()
+        .ok_or_else(|| bad(&format!("{key} must be a list")))
+}
+
+fn tool_result(raw: &Value) -> Result<ToolResult, CaseError> {
+    Ok(ToolResult {
+        output: text(raw, "output")?.to_owned(),
+        error: raw.get("error").and_then(Value::as_str).map(str::to_owned),
+        is_error: raw
+            .get("is_error")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+    })
+}
+
+fn step_json(step: &Step) -> Value {
+    match step {
+        Step::Permission { mode, rule_index } => {
+            json!({"step": "permission", "mode": mode.as_str(), "rule_index": rule_index})
+        }
+        Step::Prompter(answer) => {
+            let reason = match answer {
+                PermissionDecision::Deny(reason) => reason.clone(),
+                _ => None,
+            };
+            json!({"step": "prompter", "answer": answer.as_str(), "reason": reason})
+        }
+        Step::PreHooks(pre) => json!({
+            "step": "pre_hooks", "decision": pre.decision.as_str(), "reason": pre.reason, "ran": pre.ran,
+        }),
+        Step::Sandbox { path, check } => json!({
+            "step": "sandbox", "path": path.to_string_lossy(), "allowed": check.allowed, "reason": check.reason.as_str(),
+        }),
+        Step::Execute { is_error } => json!({"step": "execute", "is_error": is_error}),
+        Step::PostHooks { ran } => json!({"step": "post_hooks", "ran": ran}),
+    }
+}
+
+fn unroot(value: Value, root: &str) -> Value {
+    match value {
+        Value::String(s) => Value::String(s.replace(root, PLACEHOLDER)),
+        Value::Array(items) => Value::Array(items.into_iter().map(|v| unroot(v, root)).collect()),
+        Value::Object(members) => Value::Object(
+            members
+                .into_iter()
+                .map(|(k, v)| (k, unroot(v, root)))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+fn outcome_json(outcome: &PipelineOutcome) -> Value {
+    json!({
+        "ran": outcome.ran,
+        "steps": outcome.steps.iter().map(step_json).collect::<Vec<_>>(),
+        "tool_result": {
+            "output": outcome.tool_result.output,
+            "error": outcome.tool_result.error,
+            "is_error": outcome.tool_result.is_error,
+        },
+        "audit": {
+            "tool_name": outcome.audit.tool_name,
+            "origin": outcome.audit.origin.as_str(),
+            "outcome": outcome.audit.outcome,
+            "refused_by": outcome.audit.refused_by.map(hanzo_pipeline::RefusedBy::as_str),
+            "reason": outcome.audit.reason,
+        },
+    })
+}
+
+/// `{rules, prompter, hooks, sandbox, call, tool_output, session_id}` to `{ran, steps, tool_result, audit}`.
+///
+/// # Errors
+/// The composed domains' construction errors, `invalid_origin`.
+pub fn run(input: &Value) -> Result<Value, CaseError> {
+    let root = TempRoot::new("pipeline")?;
+    let fixtures = fixtures();
+    let sub = |s: &str| root.substitute(s).replace("{fixtures}", &fixtures);
+    let sandbox_raw = field(input, "sandbox")?;
+    build_tree(&root, sandbox_raw.get("tree"))?;
+    let call_raw = field(input, "call")?;
+    let origin: Origin = text(call_raw, "origin")?
+        .parse()
+        .map_err(|e: hanzo_pipeline::InvalidOrigin| CaseError::new(e.code(), e.to_string()))?;
+    let paths = list(call_raw, "paths")?
+        .iter()
+        .map(|p| {
+            p.as_str()
+                .map(|p| PathBuf::from(sub(p)))
+                .ok_or_else(|| bad("paths[] must be strings"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let call = ToolCall {
+        tool_name: text(call_raw, "tool_name")?.to_owned(),
+        input: field(call_raw, "input")?.clone(),
+        origin,
+        paths,
+    };
+    let rules = list(input, "rules")?
+        .iter()
+        .map(|r| {
+            Ok(RuleSpec {
+                tool_pattern: text(r, "tool_pattern")?.to_owned(),
+                mode: text(r, "mode")?.to_owned(),
+                reason: r.get("reason").and_then(Value::as_str).map(str::to_owned),
+            })
+        })
+        .collect::<Result<Vec<_>, CaseError>>()?;
+    let policy =
+        PermissionPolicy::new(rules).map_err(|e| CaseError::new(e.code(), e.to_string()))?;
+    let hooks = list(input, "hooks")?
+        .iter()
+        .map(|h| {
+            Ok(HookConfig {
+                event: text(h, "event")?.to_owned(),
+                command: sub(text(h, "command")?),
+                tool_pattern: text(h, "tool_pattern")?.to_owned(),
+                timeout_ms: timeout_ms(h.get("timeout_ms"))?,
+            })
+        })
+        .collect::<Result<Vec<_>, CaseError>>()?;
+    let config = field(sandbox_raw, "config")?;
+    let mode: IsolationMode = text(config, "mode")?
+        .parse()
+        .map_err(|e: hanzo_sandbox::SandboxError| CaseError::new(e.code(), e.to_string()))?;
+    let allowed_paths = list(config, "allowed_paths")?
+        .iter()
+        .map(|p| {
+            p.as_str()
+                .map(|p| PathBuf::from(sub(p)))
+                .ok_or_else(|| bad("allowed_paths[] must be strings"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let sandbox = Sandbox::new(
+        SandboxConfig {
+            mode,
+            allowed_paths,
+        },
+        sub(text(sandbox_raw, "workspace")?),
+    )
+    .map_err(|e| CaseError::new(e.code(), e.to_string()))?;
+    let session_id = text(input, "session_id")?;
+    let runner = HookRunner::new(hooks)
+        .map_err(|e| CaseError::new(e.code(), e.to_string()))?
+        .session_id(session_id)
+        .cwd(sandbox.workspace())
+        .env([("PATH", "/usr/bin:/bin")]);
+    let prompter_raw = field(input, "prompter")?;
+    let reason = prompter_raw
+        .get("reason")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let answer = match text(prompter_raw, "answer")? {
+        "allow" => PermissionDecision::Allow,
+        "deny" => PermissionDecision::Deny(reason),
+        "escalate" => PermissionDecision::Escalate,
+        _ => return Err(bad("prompter.answer must be allow, deny or escalate")),
+    };
+    let prompter = ScriptedPrompter(answer);
+    let executor = ScriptedExecutor(tool_result(field(input, "tool_output")?)?);
+    let pipeline = ToolCallPipeline {
+        policy: &policy,
+        prompter: &prompter,
+        hooks: &runner,
+        sandbox: &sandbox,
+        executor: &executor,
+        session_id,
+    };
+    let output = outcome_json(&pipeline.run(&call));
+    Ok(unroot(output, &root.path().to_string_lossy()))
+}
