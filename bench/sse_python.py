@@ -7,11 +7,11 @@ Usage (from the repository root)::
     python3 bench/sse_python.py /tmp/sse-bench-data [--repeat 9]
 
 Chunkings follow the bench README: ``c64k`` (65,536-byte chunks), ``rand512`` (chunk sizes
-from ``<file>.rand512.u32``) and ``c1`` (first 256 KiB, one byte at a time). Bytes go through
-an incremental UTF-8 decoder *before* timing (empty decoder outputs are dropped, as httpx's
-``iter_text`` does), so both parsers are timed on the same text chunks and the figures measure
-parsing only. MB/s is input bytes / 10^6 per second, median of ``--repeat`` runs, both parsers
-interleaved in one process.
+from ``<file>.rand512.u32``) and ``c1`` (first 256 KiB, one byte at a time). Both parsers get
+the same byte chunks and both timings include UTF-8 decoding: SseFrameBuffer.feed takes bytes
+(SSE-11); httpx-sse gets each chunk through one incremental UTF-8 decoder first (empty decoder
+outputs are dropped, as httpx's ``iter_text`` does). MB/s is input bytes / 10^6 per
+second, median of ``--repeat`` runs, both parsers interleaved in one process.
 
 httpx-sse is driven exactly as its ``EventSource.iter_sse`` does: each text chunk goes through
 ``SSELineDecoder.decode`` (``flush`` at the end), each line through ``line.rstrip("\\n")`` and
@@ -59,16 +59,8 @@ def load_httpx_sse_decoders() -> types.ModuleType:
     return importlib.import_module("httpx_sse._decoders")
 
 
-def decode_chunks(raw_chunks: list[bytes]) -> list[str]:
-    """Bytes chunks to text chunks through one incremental UTF-8 decoder."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    texts = [decoder.decode(chunk) for chunk in raw_chunks]
-    texts.append(decoder.decode(b"", final=True))
-    return [text for text in texts if text]
-
-
-def chunkings(data_dir: Path, name: str, raw: bytes) -> dict[str, tuple[int, list[str]]]:
-    """Chunking name -> (input bytes, text chunks)."""
+def chunkings(data_dir: Path, name: str, raw: bytes) -> dict[str, tuple[int, list[bytes]]]:
+    """Chunking name -> (input bytes, byte chunks)."""
     sizes_raw = (data_dir / f"{name}.sse.rand512.u32").read_bytes()
     sizes = struct.unpack(f"<{len(sizes_raw) // 4}I", sizes_raw)
     rand: list[bytes] = []
@@ -80,16 +72,16 @@ def chunkings(data_dir: Path, name: str, raw: bytes) -> dict[str, tuple[int, lis
         raise SystemExit(f"{name}: rand512 plan covers {pos} of {len(raw)} bytes")
     prefix = raw[:C1_PREFIX]
     return {
-        "c64k": (len(raw), decode_chunks([raw[i : i + C64K] for i in range(0, len(raw), C64K)])),
-        "rand512": (len(raw), decode_chunks(rand)),
-        "c1": (len(prefix), decode_chunks([prefix[i : i + 1] for i in range(len(prefix))])),
+        "c64k": (len(raw), [raw[i : i + C64K] for i in range(0, len(raw), C64K)]),
+        "rand512": (len(raw), rand),
+        "c1": (len(prefix), [prefix[i : i + 1] for i in range(len(prefix))]),
     }
 
 
 Result = tuple[int, int]  # (frames, total data chars)
 
 
-def run_hanzo(chunks: list[str]) -> Result:
+def run_hanzo(chunks: list[bytes]) -> Result:
     buffer = SseFrameBuffer()
     frames = chars = 0
     for chunk in chunks:
@@ -99,13 +91,17 @@ def run_hanzo(chunks: list[str]) -> Result:
     return frames, chars
 
 
-def make_run_httpx(decoders: types.ModuleType) -> Callable[[list[str]], Result]:
-    def run_httpx(chunks: list[str]) -> Result:
+def make_run_httpx(decoders: types.ModuleType) -> Callable[[list[bytes]], Result]:
+    def run_httpx(chunks: list[bytes]) -> Result:
+        utf8 = codecs.getincrementaldecoder("utf-8")()
         line_decoder = decoders.SSELineDecoder()
         decoder = decoders.SSEDecoder()
         frames = chars = 0
         for chunk in chunks:
-            for line in line_decoder.decode(chunk):
+            text = utf8.decode(chunk)
+            if not text:
+                continue
+            for line in line_decoder.decode(text):
                 sse = decoder.decode(line.rstrip("\n"))
                 if sse is not None:
                     frames += 1
@@ -140,7 +136,7 @@ def main() -> None:
     parser.add_argument("--workload", action="append", help="only these workloads")
     args = parser.parse_args()
     manifest = json.loads((args.data_dir / "manifest.json").read_text())
-    parsers: dict[str, Callable[[list[str]], Result]] = {
+    parsers: dict[str, Callable[[list[bytes]], Result]] = {
         "hanzo": run_hanzo,
         "httpx-sse": make_run_httpx(load_httpx_sse_decoders()),
     }

@@ -26,7 +26,6 @@ __all__ = [
     "MAX_SAFE_MS",
     "Backoff",
     "BackoffError",
-    "BaseExceedsMax",
     "InvalidBaseMs",
     "InvalidJitter",
     "InvalidMaxMs",
@@ -63,12 +62,6 @@ class InvalidMaxMs(BackoffError):
     """BACKOFF-1: ``max_ms`` is not an integer in [0, 2^53 - 1]."""
 
     code = "invalid_max_ms"
-
-
-class BaseExceedsMax(BackoffError):
-    """BACKOFF-1: ``base_ms > max_ms``."""
-
-    code = "base_exceeds_max"
 
 
 class InvalidJitter(BackoffError):
@@ -136,8 +129,6 @@ class Backoff:
             raise InvalidBaseMs(f"base_ms must be an integer in [0, 2^53-1], got {base_ms!r}")
         if not _is_ms(max_ms):
             raise InvalidMaxMs(f"max_ms must be an integer in [0, 2^53-1], got {max_ms!r}")
-        if base_ms > max_ms:
-            raise BaseExceedsMax(f"base_ms {base_ms} exceeds max_ms {max_ms}")
         if jitter not in JITTER_MODES:
             raise InvalidJitter(f"jitter must be 'none' or 'full', got {jitter!r}")
         self._base_ms = base_ms

@@ -2,9 +2,10 @@
 
 The contract is docs/domains/session-compaction.md; clause ids (COMP-n) below
 refer to it. In short: keep the system prompt and the last ``reserve_recent``
-turns; when the total exceeds 90% of ``max_tokens``, first replace tool results
-in the middle with ``"[compacted]"``, and if that is not enough, replace the
-whole middle with one summary message.
+turns; when the total exceeds 90% of ``max_tokens`` (or when forced, as by a
+manual ``/compact``), first replace tool results in the middle with
+``"[compacted]"``, and if that is not enough, replace the whole middle with one
+summary message from the user role, or drop the middle if the summarizer fails.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from impl_python.errors import HanzoError
 
 __all__ = [
     "COMPACTED",
+    "SUMMARY_ROLE",
     "CompactionError",
     "CompactionResult",
     "InvalidBudget",
@@ -100,6 +102,12 @@ class Summary:
 
 
 Summarizer = Callable[[Sequence[Message]], Summary]
+"""Turns the pruned middle into one summary; raising any ``Exception`` is a failed
+summarization call, and the compactor then truncates instead (COMP-11)."""
+
+SUMMARY_ROLE = "user"
+"""The role of the summary message (COMP-12): providers reject a history whose first
+non-system message is not from the user."""
 
 
 @dataclass(frozen=True)
@@ -161,8 +169,8 @@ def _validate(messages: Sequence[Message]) -> None:
                 if not call.id or call.id in call_ids:
                     raise InvalidMessages(f"{where}: tool call id {call.id!r} is empty or reused")
                 call_ids.add(call.id)
-        if message.summary is not None and message.role != "assistant":
-            raise InvalidMessages(f"{where}: only assistant messages have summary")
+        if message.summary is not None and message.role not in ("user", "assistant"):
+            raise InvalidMessages(f"{where}: only user and assistant messages have summary")
         if message.role == "tool":
             call_id = message.tool_call_id
             if call_id is None or call_id not in call_ids:
@@ -243,8 +251,12 @@ class SessionCompactor:
             summarizer=summarizer,
         )
 
-    def compact(self, messages: Sequence[Message]) -> CompactionResult:
-        """Return the compacted history (COMP-1 .. COMP-10); ``messages`` is not modified."""
+    def compact(self, messages: Sequence[Message], *, force: bool = False) -> CompactionResult:
+        """Return the compacted history (COMP-1 .. COMP-12); ``messages`` is not modified.
+
+        ``force`` (a manual ``/compact``, COMP-7) compacts whatever the total and the
+        budget: the middle is pruned and then summarized (or truncated).
+        """
         _validate(messages)
         before = _checked_total(messages)
         unchanged = CompactionResult(
@@ -254,7 +266,8 @@ class SessionCompactor:
             before,
             self.max_tokens is not None and before > self.max_tokens,
         )
-        if self.max_tokens is None or before <= trigger_threshold(self.max_tokens):
+        threshold = None if self.max_tokens is None else trigger_threshold(self.max_tokens)
+        if not force and (threshold is None or before <= threshold):
             return unchanged
         body_start = 1 if messages and messages[0].role == "system" else 0
         recent = _recent_start(messages, body_start, self.reserve_recent)
@@ -271,14 +284,17 @@ class SessionCompactor:
                 )
                 pruned_count += 1
         after_prune = _checked_total(pruned)
-        if after_prune <= trigger_threshold(self.max_tokens):
+        if threshold is not None and not force and after_prune <= threshold:
             return self._result(pruned, pruned_count, before)
 
         middle = pruned[body_start:recent]
-        summary = self.summarizer(middle)
+        try:
+            summary = self.summarizer(middle)
+        except Exception:  # any failed summarization call (COMP-11)
+            return self._result([*messages[:body_start], *messages[recent:]], len(middle), before)
         if summary.token_count < 0:
             raise InvalidTokenCount(f"summary token_count {summary.token_count} is negative")
-        summary_message = Message("assistant", summary.content, summary.token_count, summary=True)
+        summary_message = Message(SUMMARY_ROLE, summary.content, summary.token_count, summary=True)
         result = [*messages[:body_start], summary_message, *messages[recent:]]
         return self._result(result, len(middle), before)
 

@@ -1,13 +1,17 @@
 """Incremental Server-Sent Events frame parsing (HIP-301 §3, contract: docs/domains/sse-frames.md).
 
-``SseFrameBuffer().feed(chunk)`` takes text chunks in stream order and returns the
-frames each chunk completes. Chunk boundaries never change the result (SSE-1), and
-feeding is linear in the total input (SSE-10): only newly fed text is scanned, and
-the pending incomplete line is held as a list of pieces joined once per line.
+``SseFrameBuffer().feed(chunk)`` takes byte chunks of the response body in stream
+order and returns the frames each chunk completes. Bytes are decoded as UTF-8 by one
+incremental decoder for the whole stream (SSE-11: invalid sequences become U+FFFD,
+maximal subparts; a character split across chunks survives). Chunk boundaries never
+change the result (SSE-1), and feeding is linear in the total input (SSE-10): only
+newly fed text is scanned, and the pending incomplete line is held as a list of
+pieces joined once per line.
 """
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass
 
 __all__ = ["MAX_RETRY", "SseFrame", "SseFrameBuffer", "parse_retry"]
@@ -41,12 +45,19 @@ def parse_retry(value: str) -> int | None:
     return int(digits) if digits else 0
 
 
+# Python's UTF-8 decoder replaces exactly the maximal subparts that the WHATWG
+# Encoding Standard's decoder replaces (checked by the SSE-11 vectors). The plain
+# "utf-8" codec keeps a BOM; feed drops the first decoded U+FEFF itself (SSE-2).
+_Utf8Decoder = codecs.getincrementaldecoder("utf-8")
+
+
 class SseFrameBuffer:
-    """Accumulates text chunks and returns complete SSE frames."""
+    """Accumulates byte chunks and returns complete SSE frames."""
 
     __slots__ = (
         "_after_cr",
         "_data",
+        "_decode",
         "_event",
         "_id",
         "_pending",
@@ -56,7 +67,8 @@ class SseFrameBuffer:
     )
 
     def __init__(self) -> None:
-        self._started = False  # a non-empty chunk has been seen (SSE-2)
+        self._decode = _Utf8Decoder("replace").decode  # holds a split sequence (SSE-11)
+        self._started = False  # a code point has been decoded (SSE-2)
         self._after_cr = False  # the last code point fed was CR (SSE-3b)
         self._pending: list[str] = []  # pieces of the incomplete line (SSE-3d)
         # The current block (SSE-8c resets all of it).
@@ -66,8 +78,12 @@ class SseFrameBuffer:
         self._retry: int | None = None
         self._touched = False  # an event/data/id/retry line was accepted
 
-    def feed(self, chunk: str) -> list[SseFrame]:
+    def feed(self, chunk: bytes) -> list[SseFrame]:
         """Feed one chunk of the stream; return the frames it completes, in order."""
+        return self._feed_text(self._decode(chunk))
+
+    def _feed_text(self, chunk: str) -> list[SseFrame]:
+        """Parse the text decoded from one chunk (SSE-2 to SSE-9)."""
         if not chunk:
             return []
         if not self._started:
@@ -134,8 +150,8 @@ class SseFrameBuffer:
             if name == "data":  # SSE-7b
                 data.append(value)
                 touched = True
-            elif name == "event":  # SSE-7a
-                event = value
+            elif name == "event":  # SSE-7a: the empty value unsets the event type
+                event = value or None
                 touched = True
             elif name == "id":  # SSE-7c
                 if "\0" not in value:

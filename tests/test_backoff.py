@@ -43,7 +43,7 @@ def test_default_jitter_is_full_and_bounded_by_caps() -> None:
         (1.0, 10, "none", "invalid_base_ms"),
         (2**53, 2**53, "none", "invalid_base_ms"),
         (0, 2**53, "x", "invalid_max_ms"),
-        (2, 1, "x", "base_exceeds_max"),
+        (2, 1, "x", "invalid_jitter"),
         (1, 2, "Full", "invalid_jitter"),
     ],
 )
@@ -63,3 +63,10 @@ def test_reset_does_not_rewind_samples() -> None:
     with pytest.raises(BackoffError) as info:
         backoff.next_delay()
     assert getattr(info.value, "code", None) == "samples_exhausted"
+
+
+def test_base_above_max_is_clamped_not_rejected() -> None:
+    clamped = Backoff(2000, 1000, jitter="none")
+    assert [clamped.next_delay() for _ in range(3)] == [1000, 1000, 1000]
+    zero = Backoff(5, 0, jitter="full", random=SampleSequence([0.5, 0.99]))
+    assert [zero.next_delay(), zero.next_delay()] == [0, 0]

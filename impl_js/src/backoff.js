@@ -27,14 +27,6 @@ export class InvalidMaxMsError extends BackoffError {
   }
 }
 
-/** BACKOFF-1: `code === "base_exceeds_max"`. */
-export class BaseExceedsMaxError extends BackoffError {
-  /** @param {string} message */
-  constructor(message) {
-    super("base_exceeds_max", message);
-  }
-}
-
 /** BACKOFF-1: `code === "invalid_jitter"`. */
 export class InvalidJitterError extends BackoffError {
   /** @param {string} message */
@@ -119,7 +111,8 @@ export class Backoff {
 
   /**
    * @param {BackoffOptions} options
-   * @throws {BackoffError} BACKOFF-1, checked in order base, max, base <= max, jitter
+   * @throws {BackoffError} BACKOFF-1, checked in order base, max, jitter (a base above
+   *   max is allowed: every cap is then max, BACKOFF-2)
    */
   constructor({ baseMs, maxMs, jitter = "full", random = Math.random }) {
     if (!isMillis(baseMs)) {
@@ -127,9 +120,6 @@ export class Backoff {
     }
     if (!isMillis(maxMs)) {
       throw new InvalidMaxMsError(`maxMs must be an integer in [0, 2^53-1], got ${String(maxMs)}`);
-    }
-    if (baseMs > maxMs) {
-      throw new BaseExceedsMaxError(`baseMs ${baseMs} exceeds maxMs ${maxMs}`);
     }
     if (jitter !== "none" && jitter !== "full") {
       throw new InvalidJitterError(`jitter must be "none" or "full", got ${JSON.stringify(jitter)}`);

@@ -1,10 +1,11 @@
 // Token-budget session compaction (HIP-301 "Session compaction"; contract:
-// docs/domains/session-compaction.md, clauses COMP-1..COMP-10).
+// docs/domains/session-compaction.md, clauses COMP-1..COMP-12).
 //
 // Keep the system prompt and the last `reserveRecent` turns; when the total
-// exceeds 90% of `maxTokens`, first replace tool results of the middle with
-// "[compacted]", and if that is not enough, replace the whole middle with one
-// summary message. Message content is never measured (token counts are given),
+// exceeds 90% of `maxTokens` (or when forced, a manual /compact), first replace
+// tool results of the middle with "[compacted]", and if that is not enough,
+// replace the whole middle with one summary message from the user role, or drop
+// the middle if the summarizer throws (a failed summarization call). Message content is never measured (token counts are given),
 // so UTF-16 never matters here. Token sums stay within Number.MAX_SAFE_INTEGER
 // (checked after every addition); the 90% threshold is computed with BigInt.
 
@@ -16,6 +17,12 @@ export const COMPACTED = "[compacted]";
 export const DEFAULT_COMPACTED_TOKENS = 3;
 /** Library default cost of the placeholder summary (not contract). */
 export const DEFAULT_SUMMARY_TOKENS = 16;
+
+/**
+ * The role of the summary message (COMP-12): several providers reject a history
+ * whose first non-system message is not from the user.
+ */
+export const SUMMARY_ROLE = "user";
 
 const ROLES = new Set(["system", "user", "assistant", "tool"]);
 
@@ -139,7 +146,9 @@ function validate(messages) {
         callIds.add(call.id);
       }
     }
-    if (m.summary !== undefined && m.role !== "assistant") fail("only assistant messages have summary");
+    if (m.summary !== undefined && m.role !== "assistant" && m.role !== "user") {
+      fail("only user and assistant messages have summary");
+    }
     if (m.role === "tool") {
       const id = m.tool_call_id;
       if (typeof id !== "string" || !callIds.has(id)) fail("tool result does not answer an earlier call");
@@ -223,15 +232,18 @@ export class SessionCompactor {
   }
 
   /**
-   * Compact `messages` (COMP-1..COMP-10); the input is not modified.
+   * Compact `messages` (COMP-1..COMP-12); the input is not modified. With
+   * `force` (a manual /compact, COMP-7) the total and the budget do not matter:
+   * the middle is pruned and then summarized, or truncated.
    * @param {readonly Message[]} messages
+   * @param {{force?: boolean}} [options]
    * @returns {CompactionResult}
    */
-  compact(messages) {
+  compact(messages, { force = false } = {}) {
     validate(messages);
     const before = checkedTotal(messages);
-    const max = this.maxTokens;
-    if (max === null || before <= triggerThreshold(max)) return this.#result([...messages], 0, before);
+    const threshold = this.maxTokens === null ? null : triggerThreshold(this.maxTokens);
+    if (!force && (threshold === null || before <= threshold)) return this.#result([...messages], 0, before);
     const bodyStart = messages.length > 0 && messages[0].role === "system" ? 1 : 0;
     const recent = recentStart(messages, bodyStart, this.reserveRecent);
     if (recent <= bodyStart) return this.#result([...messages], 0, before);
@@ -242,13 +254,20 @@ export class SessionCompactor {
       prunedCount += 1;
       return { ...m, content: COMPACTED, token_count: this.compactedTokens };
     });
-    if (checkedTotal(pruned) <= triggerThreshold(max)) return this.#result(pruned, prunedCount, before);
+    const prunedTotal = checkedTotal(pruned);
+    if (!force && threshold !== null && prunedTotal <= threshold) return this.#result(pruned, prunedCount, before);
 
     const middle = pruned.slice(bodyStart, recent);
-    const summary = this.summarizer(middle);
+    let summary;
+    try {
+      summary = this.summarizer(middle);
+    } catch {
+      // A failed summarization call falls back to truncation (COMP-11).
+      return this.#result([...messages.slice(0, bodyStart), ...messages.slice(recent)], middle.length, before);
+    }
     const cost = checkCost(summary?.token_count, "summary token_count");
     /** @type {Message} */
-    const summaryMessage = { role: "assistant", content: String(summary.content), token_count: cost, summary: true };
+    const summaryMessage = { role: SUMMARY_ROLE, content: String(summary.content), token_count: cost, summary: true };
     const out = [...messages.slice(0, bodyStart), summaryMessage, ...messages.slice(recent)];
     return this.#result(out, middle.length, before);
   }

@@ -1,6 +1,11 @@
 // Incremental Server-Sent Events frame parsing (HIP-301 §3; contract:
 // docs/domains/sse-frames.md, clauses SSE-1..SSE-10).
 //
+// Bytes are decoded by one streaming TextDecoder for the whole stream (the
+// WHATWG Encoding Standard's UTF-8 decoder: a character split between chunks
+// survives, invalid sequences become U+FFFD, SSE-11); the decoder keeps a BOM
+// and the parser drops the first decoded U+FEFF itself (SSE-2).
+//
 // Only newly fed text is scanned for line endings (indexOf for LF and CR, each
 // resumed only once passed), and lines are interpreted in place in the chunk by
 // character code, without slicing out a name. The incomplete line is kept as
@@ -31,6 +36,8 @@ const CR = 13;
 const SPACE = 32;
 const COLON = 58;
 const BOM = 0xfeff;
+
+const STREAM = { stream: true };
 
 /**
  * One dispatched block (SSE-8a).
@@ -77,8 +84,14 @@ function valueStart(text, at, end) {
   return text.charCodeAt(at + 1) === SPACE ? at + 2 : at + 1;
 }
 
-/** Accumulates text chunks and returns complete SSE frames. */
+/** Accumulates byte chunks and returns complete SSE frames. */
 export class SseFrameBuffer {
+  #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  /**
+   * The last byte fed was ASCII (or none was fed), so the decoder holds no
+   * split sequence and a one-byte ASCII chunk is its own text.
+   */
+  #decoderIdle = true;
   /**
    * The code unit to drop if it starts the next non-empty chunk: a BOM at the
    * start of the stream (SSE-2), LF right after a CR (SSE-3b), else -1 (no
@@ -89,7 +102,7 @@ export class SseFrameBuffer {
   #pending = "";
   // The current block; all reset on dispatch (SSE-8c). A block emits a frame
   // iff one of these is non-null (an accepted line sets one, SSE-8a).
-  /** @type {string | null} */
+  /** @type {string | null} "" for an `event` line with the empty value, reported as null (SSE-7a) */
   #event = null;
   /** @type {string | null} the data values joined with LF; null: no data line (SSE-7b) */
   #data = null;
@@ -100,13 +113,29 @@ export class SseFrameBuffer {
 
   /**
    * Feed the next chunk of the stream; returns the frames it completes, in order.
+   * @param {Uint8Array} bytes
+   * @returns {SseFrame[]}
+   */
+  feed(bytes) {
+    if (!(bytes instanceof Uint8Array)) throw new TypeError("SseFrameBuffer.feed expects a Uint8Array");
+    const size = bytes.length;
+    if (size === 0) return [];
+    const last = bytes[size - 1];
+    let text;
+    if (size === 1 && this.#decoderIdle && last < 0x80) text = String.fromCharCode(last);
+    else text = this.#decoder.decode(bytes, STREAM);
+    this.#decoderIdle = last < 0x80;
+    return this.#feedText(text);
+  }
+
+  /**
+   * Parse the text decoded from one chunk (SSE-2 to SSE-9).
    * @param {string} chunk
    * @returns {SseFrame[]}
    */
-  feed(chunk) {
+  #feedText(chunk) {
     /** @type {SseFrame[]} */
     const frames = [];
-    if (typeof chunk !== "string") throw new TypeError("SseFrameBuffer.feed expects a string");
     const n = chunk.length;
     if (n === 0) return frames;
     let start = chunk.charCodeAt(0) === this.#skip ? 1 : 0;
@@ -225,7 +254,7 @@ export class SseFrameBuffer {
    */
   #dispatch(frames) {
     if (this.#data !== null || this.#event !== null || this.#id !== null || this.#retry !== null) {
-      frames.push({ event: this.#event, data: this.#data ?? "", id: this.#id, retry: this.#retry });
+      frames.push({ event: this.#event || null, data: this.#data ?? "", id: this.#id, retry: this.#retry });
       this.#event = null;
       this.#data = null;
       this.#id = null;

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from impl_python.compaction import (
     CompactionResult,
     Message,
     SessionCompactor,
+    Summary,
     ToolCall,
     placeholder_summarizer,
 )
@@ -50,14 +52,33 @@ def _result_out(result: CompactionResult) -> dict[str, Any]:
     }
 
 
+class SummarizationFailed(RuntimeError):
+    """What the ``summarizer_fails`` summarizer raises: a failed model call."""
+
+
+def failing_summarizer(middle: Sequence[Message]) -> Summary:
+    """``summarizer_fails``: every summarization call fails (COMP-11)."""
+    raise SummarizationFailed(f"summarizing {len(middle)} messages failed")
+
+
 def run(case_input: dict[str, Any]) -> dict[str, Any]:
     """Compact ``messages``; contract errors (CompactionError) propagate with their code."""
     messages = [_message_in(m) for m in case_input["messages"]]
     max_tokens = case_input["max_tokens"]
-    reserve_recent = case_input.get("reserve_recent", 3)
+    reserve_recent = case_input.get("reserve_recent")
     summary_tokens = case_input["summary_tokens"]
     compacted_tokens = case_input["compacted_tokens"]
+    force = case_input.get("force")
+    summarizer_fails = case_input.get("summarizer_fails", False)
     # Construction order is the validation order of COMP-3.
-    compactor = SessionCompactor(max_tokens, reserve_recent, compacted_tokens=compacted_tokens)
-    compactor = compactor.with_summarizer(placeholder_summarizer(summary_tokens))
-    return _result_out(compactor.compact(messages))
+    # Absent optional inputs are left to the library's defaults (reserve_recent 3,
+    # force False), so the vectors check those defaults too.
+    if reserve_recent is None:
+        compactor = SessionCompactor(max_tokens, compacted_tokens=compacted_tokens)
+    else:
+        compactor = SessionCompactor(max_tokens, reserve_recent, compacted_tokens=compacted_tokens)
+    summarizer = placeholder_summarizer(summary_tokens)  # validates the cost either way
+    compactor = compactor.with_summarizer(failing_summarizer if summarizer_fails else summarizer)
+    if force is None:
+        return _result_out(compactor.compact(messages))
+    return _result_out(compactor.compact(messages, force=force))

@@ -6,10 +6,9 @@
 //! cargo run --release -p hanzo-sse-bench -- /tmp/sse-bench-data [--reps 7]
 //! ```
 //!
-//! Both parsers start from bytes: `hanzo-sse` takes text, so its timing includes an
-//! incremental UTF-8 decoder (for `c1`, one byte in, at most one character out; a
-//! lone ASCII byte skips the general validator, see [`Utf8Decoder::decode`]);
-//! `eventsource-stream` decodes internally and is driven synchronously with
+//! Both parsers take bytes and decode UTF-8 themselves (`hanzo-sse` since issue 11,
+//! `SSE-11`; a lone ASCII byte with no split character pending skips its
+//! validator); `eventsource-stream` is driven synchronously with
 //! `futures::executor::block_on` over `futures::stream::iter` of byte chunks.
 //!
 //! Frame counts are checked on every run. `eventsource-stream` follows the WHATWG
@@ -42,93 +41,19 @@ struct Counts {
     data_chars: u64,
 }
 
-/// Splits a byte stream into complete UTF-8 text, carrying a split character over.
-#[derive(Default)]
-struct Utf8Decoder {
-    carry: Vec<u8>,
-}
-
-impl Utf8Decoder {
-    /// Decode `chunk`, passing every complete piece of text to `out`.
-    ///
-    /// A chunk of one ASCII byte with nothing carried over is the character itself:
-    /// it is passed on without calling the general validator, which at `c1` (one
-    /// byte per chunk) would otherwise cost more than parsing the byte.
-    #[inline]
-    fn decode(&mut self, chunk: &[u8], out: &mut impl FnMut(&str)) -> Result<(), String> {
-        if let &[byte] = chunk {
-            if byte.is_ascii() && self.carry.is_empty() {
-                out(char::from(byte).encode_utf8(&mut [0; 4]));
-                return Ok(());
-            }
-        }
-        self.decode_general(chunk, out)
-    }
-
-    /// [`Self::decode`] for every other chunk.
-    fn decode_general(
-        &mut self,
-        mut chunk: &[u8],
-        out: &mut impl FnMut(&str),
-    ) -> Result<(), String> {
-        if !self.carry.is_empty() {
-            let width = self.carry.first().map_or(1, |&b| utf8_width(b));
-            let take = (width - self.carry.len()).min(chunk.len());
-            let (head, rest) = chunk.split_at(take);
-            self.carry.extend_from_slice(head);
-            chunk = rest;
-            if self.carry.len() < width {
-                return Ok(());
-            }
-            let text = std::str::from_utf8(&self.carry).map_err(|e| e.to_string())?;
-            out(text);
-            self.carry.clear();
-        }
-        match std::str::from_utf8(chunk) {
-            Ok(text) => {
-                if !text.is_empty() {
-                    out(text);
-                }
-            }
-            Err(e) if e.error_len().is_none() => {
-                let (valid, tail) = chunk.split_at(e.valid_up_to());
-                if !valid.is_empty() {
-                    out(std::str::from_utf8(valid).map_err(|e| e.to_string())?);
-                }
-                self.carry.extend_from_slice(tail);
-            }
-            Err(e) => return Err(format!("invalid UTF-8: {e}")),
-        }
-        Ok(())
-    }
-}
-
-fn utf8_width(first: u8) -> usize {
-    match first {
-        0xF0..=0xF7 => 4,
-        0xE0..=0xEF => 3,
-        0xC0..=0xDF => 2,
-        _ => 1,
-    }
-}
-
-fn run_hanzo(chunks: &[&[u8]]) -> Result<Counts, String> {
-    let mut decoder = Utf8Decoder::default();
+fn run_hanzo(chunks: &[&[u8]]) -> Counts {
     let mut parser = SseFrameBuffer::new();
     let mut counts = Counts {
         frames: 0,
         data_chars: 0,
     };
-    let mut feed = |text: &str| {
-        for frame in parser.feed(text) {
+    for chunk in chunks {
+        for frame in parser.feed(chunk) {
             counts.frames += 1;
             counts.data_chars += frame.data.chars().count() as u64;
         }
-    };
-    for chunk in chunks {
-        decoder.decode(chunk, &mut feed)?;
     }
-    Ok(counts)
+    counts
 }
 
 fn run_eventsource_stream(chunks: &[&[u8]]) -> Result<Counts, String> {
@@ -284,7 +209,7 @@ fn bench_workload(
                  events, manifest says {spec_events}"
             ));
         }
-        let (hanzo, hanzo_counts) = measure(reps, whole.len(), || run_hanzo(&chunks))?;
+        let (hanzo, hanzo_counts) = measure(reps, whole.len(), || Ok(run_hanzo(&chunks)))?;
         let (other, other_counts) = measure(reps, whole.len(), || run_eventsource_stream(&chunks))?;
         let hanzo_want = Counts {
             frames: contract_frames,

@@ -40,13 +40,6 @@ pub enum BackoffError {
     InvalidBaseMs(String),
     /// BACKOFF-1: `max_ms` is not an integer in `[0, 2^53 - 1]` (the offending value, as text).
     InvalidMaxMs(String),
-    /// BACKOFF-1: `base_ms > max_ms`.
-    BaseExceedsMax {
-        /// The rejected `base_ms`.
-        base_ms: u64,
-        /// The rejected `max_ms`.
-        max_ms: u64,
-    },
     /// BACKOFF-1: a jitter name other than `"none"` or `"full"`.
     InvalidJitter(String),
     /// BACKOFF-4: the random source returned a value outside `[0, 1)`.
@@ -61,7 +54,6 @@ impl BackoffError {
         match self {
             Self::InvalidBaseMs(_) => "invalid_base_ms",
             Self::InvalidMaxMs(_) => "invalid_max_ms",
-            Self::BaseExceedsMax { .. } => "base_exceeds_max",
             Self::InvalidJitter(_) => "invalid_jitter",
             Self::InvalidSample(_) => "invalid_sample",
             Self::SamplesExhausted(_) => "samples_exhausted",
@@ -76,9 +68,6 @@ impl fmt::Display for BackoffError {
                 write!(f, "base_ms must be an integer in [0, 2^53-1], got {v}")
             }
             Self::InvalidMaxMs(v) => write!(f, "max_ms must be an integer in [0, 2^53-1], got {v}"),
-            Self::BaseExceedsMax { base_ms, max_ms } => {
-                write!(f, "base_ms {base_ms} exceeds max_ms {max_ms}")
-            }
             Self::InvalidJitter(name) => {
                 write!(f, "jitter must be \"none\" or \"full\", got {name:?}")
             }
@@ -210,19 +199,17 @@ impl RandomSource for SampleSequence {
     }
 }
 
-/// BACKOFF-1: check `base_ms` and `max_ms`, in the contract's order.
+/// BACKOFF-1: check `base_ms` and `max_ms`, in the contract's order. Any
+/// `base_ms` may exceed `max_ms`: the cap clamps it (BACKOFF-2).
 ///
 /// # Errors
-/// `invalid_base_ms`, `invalid_max_ms` (above `2^53 - 1`) or `base_exceeds_max`.
+/// `invalid_base_ms` or `invalid_max_ms` (above `2^53 - 1`).
 pub fn check_bounds(base_ms: u64, max_ms: u64) -> Result<(), BackoffError> {
     if base_ms > MAX_SAFE_MS {
         return Err(BackoffError::InvalidBaseMs(base_ms.to_string()));
     }
     if max_ms > MAX_SAFE_MS {
         return Err(BackoffError::InvalidMaxMs(max_ms.to_string()));
-    }
-    if base_ms > max_ms {
-        return Err(BackoffError::BaseExceedsMax { base_ms, max_ms });
     }
     Ok(())
 }
@@ -384,6 +371,15 @@ mod tests {
     }
 
     #[test]
+    fn base_above_max_is_clamped_not_rejected() {
+        let mut b = Backoff::new(2000, 1000, Jitter::None).unwrap();
+        assert_eq!(delays(&mut b, 3), [1000, 1000, 1000]);
+        let mut zero =
+            Backoff::with_random(5, 0, Jitter::Full, SampleSequence::new(vec![0.5, 0.99])).unwrap();
+        assert_eq!(delays(&mut zero, 2), [0, 0]);
+    }
+
+    #[test]
     fn cap_never_overflows() {
         assert_eq!(cap_ms(1, MAX_SAFE_MS, 52), 1 << 52);
         assert_eq!(cap_ms(1, MAX_SAFE_MS, 53), MAX_SAFE_MS);
@@ -447,7 +443,6 @@ mod tests {
         let code = |base, max| Backoff::new(base, max, Jitter::None).unwrap_err().code();
         assert_eq!(code(MAX_SAFE_MS + 1, MAX_SAFE_MS + 1), "invalid_base_ms");
         assert_eq!(code(0, MAX_SAFE_MS + 1), "invalid_max_ms");
-        assert_eq!(code(2, 1), "base_exceeds_max");
         assert!(Backoff::new(0, 0, Jitter::Full).is_ok());
         assert_eq!(
             "Full".parse::<Jitter>().unwrap_err().code(),

@@ -3,9 +3,11 @@
 //! The contract is `docs/domains/session-compaction.md`; clause ids (`COMP-n`)
 //! below refer to it. A [`SessionCompactor`] keeps the system prompt and the
 //! last `reserve_recent` turns. When the total token count exceeds 90% of
-//! `max_tokens`, it first replaces the tool results of the middle with
+//! `max_tokens` (or always, with [`SessionCompactor::force_compact`], a manual
+//! `/compact`), it first replaces the tool results of the middle with
 //! [`COMPACTED`]; if that is not enough, it replaces the whole middle with one
-//! summary message produced by a [`Summary`]-returning summarizer.
+//! summary message (role [`SUMMARY_ROLE`]) produced by a [`Summarizer`], or
+//! drops the middle if the summarizer fails.
 //!
 //! ```
 //! use hanzo_compaction::{Message, Role, SessionCompactor};
@@ -33,6 +35,10 @@ pub const COMPACTED: &str = "[compacted]";
 
 /// The largest total the contract allows (2^53 − 1, COMP-3).
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// The role of the summary message (COMP-12): several providers reject a history
+/// whose first non-system message is not from the user.
+pub const SUMMARY_ROLE: Role = Role::User;
 
 /// Default cost of a [`COMPACTED`] tool result (a library convenience, not contract).
 pub const DEFAULT_COMPACTED_TOKENS: u64 = 3;
@@ -98,7 +104,7 @@ pub struct Message {
     pub tool_calls: Option<Vec<ToolCall>>,
     /// The call this message answers (tool messages only, required there).
     pub tool_call_id: Option<String>,
-    /// Marks a summary message (assistant messages only).
+    /// Marks a summary message (user and assistant messages only).
     pub summary: Option<bool>,
 }
 
@@ -207,15 +213,21 @@ impl fmt::Display for CompactionError {
 
 impl std::error::Error for CompactionError {}
 
-/// A function from the middle messages (already pruned) to their summary.
-pub type Summarizer = Box<dyn Fn(&[Message]) -> Summary + Send + Sync>;
+/// Why a summarization call failed; the compactor then truncates (COMP-11).
+pub type SummarizerError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A function from the middle messages (already pruned) to their summary, or an
+/// error if the summarization call failed.
+pub type Summarizer = Box<dyn Fn(&[Message]) -> Result<Summary, SummarizerError> + Send + Sync>;
 
 /// A summarizer writing `"Summary of N earlier messages."` at the fixed cost
-/// `token_count`: the stand-in for HIP-301's truncation fallback.
+/// `token_count`, standing in for the model's summary.
 pub fn placeholder_summarizer(token_count: u64) -> Summarizer {
-    Box::new(move |messages: &[Message]| Summary {
-        content: format!("Summary of {} earlier messages.", messages.len()),
-        token_count,
+    Box::new(move |messages: &[Message]| {
+        Ok(Summary {
+            content: format!("Summary of {} earlier messages.", messages.len()),
+            token_count,
+        })
     })
 }
 
@@ -290,19 +302,33 @@ impl SessionCompactor {
         self
     }
 
-    /// Compact `messages` (COMP-1 .. COMP-10). The input is not modified.
+    /// Compact `messages` (COMP-1 .. COMP-12). The input is not modified.
     ///
     /// # Errors
     /// [`CompactionError::InvalidMessages`] for a history that is not
     /// well-formed (COMP-4); [`CompactionError::InvalidTokenCount`] when a total
     /// exceeds 2^53 − 1.
     pub fn compact(&self, messages: &[Message]) -> Result<CompactionResult, CompactionError> {
+        self.run(messages, false)
+    }
+
+    /// Compact `messages` whatever their total and the budget (a manual
+    /// `/compact`, COMP-7): the middle is pruned and then summarized, or
+    /// truncated if the summarizer fails.
+    ///
+    /// # Errors
+    /// As [`SessionCompactor::compact`].
+    pub fn force_compact(&self, messages: &[Message]) -> Result<CompactionResult, CompactionError> {
+        self.run(messages, true)
+    }
+
+    fn run(&self, messages: &[Message], force: bool) -> Result<CompactionResult, CompactionError> {
         validate(messages)?;
         let before = total(messages)?;
-        let max = self.max_tokens.map(NonZeroU64::get);
-        let Some(max) = max.filter(|&m| before > trigger_threshold(m)) else {
+        let threshold = self.max_tokens.map(|m| trigger_threshold(m.get()));
+        if !force && threshold.map_or(true, |t| before <= t) {
             return self.result(messages.to_vec(), 0, before);
-        };
+        }
         let body_start = usize::from(messages.first().is_some_and(|m| m.role == Role::System));
         let recent = recent_start(messages, body_start, self.reserve_recent);
         if recent <= body_start {
@@ -318,22 +344,25 @@ impl SessionCompactor {
                 pruned_count += 1;
             }
         }
-        if total(&pruned)? <= trigger_threshold(max) {
+        let pruned_total = total(&pruned)?;
+        if !force && threshold.is_some_and(|t| pruned_total <= t) {
             return self.result(pruned, pruned_count, before);
         }
 
         let middle = pruned.get(body_start..recent).unwrap_or_default();
-        let summary = (self.summarizer)(middle);
         let mut out = Vec::with_capacity(messages.len() - middle.len() + 1);
         out.extend(messages.iter().take(body_start).cloned());
-        out.push(Message {
-            role: Role::Assistant,
-            content: summary.content,
-            token_count: summary.token_count,
-            tool_calls: None,
-            tool_call_id: None,
-            summary: Some(true),
-        });
+        // A failed summarization call falls back to truncation (COMP-11).
+        if let Ok(summary) = (self.summarizer)(middle) {
+            out.push(Message {
+                role: SUMMARY_ROLE,
+                content: summary.content,
+                token_count: summary.token_count,
+                tool_calls: None,
+                tool_call_id: None,
+                summary: Some(true),
+            });
+        }
         out.extend(messages.iter().skip(recent).cloned());
         self.result(out, middle.len(), before)
     }
@@ -386,8 +415,8 @@ fn validate(messages: &[Message]) -> Result<(), CompactionError> {
                 }
             }
         }
-        if message.summary.is_some() && message.role != Role::Assistant {
-            return fail("only assistant messages have summary");
+        if message.summary.is_some() && !matches!(message.role, Role::User | Role::Assistant) {
+            return fail("only user and assistant messages have summary");
         }
         match (&message.tool_call_id, message.role) {
             (Some(id), Role::Tool) => {

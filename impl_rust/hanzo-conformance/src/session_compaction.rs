@@ -5,7 +5,7 @@
 use crate::{schema_invalid, CaseError};
 use hanzo_compaction::{
     placeholder_summarizer, CompactionError, CompactionResult, Message, Role, SessionCompactor,
-    ToolCall,
+    Summarizer, ToolCall,
 };
 use serde_json::{json, Map, Value};
 
@@ -26,6 +26,21 @@ fn cost(value: i64, what: &str) -> Result<u64, CaseError> {
         contract(&CompactionError::InvalidTokenCount {
             reason: format!("{what} is negative"),
         })
+    })
+}
+
+/// `true`, `false` or absent (then `false`).
+fn flag(input: &Value, key: &str) -> bool {
+    match input.get(key) {
+        None => false,
+        Some(value) => value.as_bool().unwrap_or_else(|| schema_invalid(key)),
+    }
+}
+
+/// `summarizer_fails`: every summarization call fails (COMP-11).
+fn failing_summarizer() -> Summarizer {
+    Box::new(|middle: &[Message]| {
+        Err(format!("summarizing {} messages failed", middle.len()).into())
     })
 }
 
@@ -135,7 +150,8 @@ fn result_out(result: &CompactionResult) -> Value {
     })
 }
 
-/// Run one case: `{messages, max_tokens, reserve_recent?, summary_tokens, compacted_tokens}`.
+/// Run one case: `{messages, max_tokens, reserve_recent?, summary_tokens,
+/// compacted_tokens, force?, summarizer_fails?}`.
 pub fn run(input: &Value) -> Result<Value, CaseError> {
     let max_tokens = match input.get("max_tokens") {
         Some(Value::Null) => None,
@@ -155,9 +171,17 @@ pub fn run(input: &Value) -> Result<Value, CaseError> {
             summary_tokens,
             "summary_tokens",
         )?));
+    let compactor = if flag(input, "summarizer_fails") {
+        compactor.with_summarizer(failing_summarizer())
+    } else {
+        compactor
+    };
+    let force = flag(input, "force");
     let messages = messages_in(input.get("messages").unwrap_or(&Value::Null))?;
-    compactor
-        .compact(&messages)
-        .map(|r| result_out(&r))
-        .map_err(|e| contract(&e))
+    let result = if force {
+        compactor.force_compact(&messages)
+    } else {
+        compactor.compact(&messages)
+    };
+    result.map(|r| result_out(&r)).map_err(|e| contract(&e))
 }

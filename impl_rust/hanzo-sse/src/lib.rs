@@ -1,30 +1,32 @@
 //! Incremental Server-Sent Events frame parsing (HIP-301; contract:
 //! `docs/domains/sse-frames.md`, clauses `SSE-1`..`SSE-10`).
 //!
-//! Feed text chunks in stream order to one [`SseFrameBuffer`]; each call to
-//! [`SseFrameBuffer::feed`] returns the frames that chunk completes. Chunk
-//! boundaries never change the result, and feeding is linear in the total
-//! input: only newly fed text is scanned, and the incomplete line is kept in a
-//! growable buffer.
+//! Feed the byte chunks of a response body in stream order to one
+//! [`SseFrameBuffer`]; each call to [`SseFrameBuffer::feed`] returns the frames
+//! that chunk completes. The bytes are decoded as UTF-8 across chunks (a
+//! character split between chunks survives; invalid sequences become U+FFFD,
+//! `SSE-11`). Chunk boundaries never change the result, and feeding is linear
+//! in the total input: only newly fed bytes are scanned, and the incomplete
+//! line is kept in a growable buffer.
 //!
 //! ```
 //! use hanzo_sse::{SseFrame, SseFrameBuffer};
 //!
 //! let mut buffer = SseFrameBuffer::new();
-//! assert!(buffer.feed("event: greet\r\ndata: hel").is_empty());
-//! let frames = buffer.feed("lo\r\n\r\n");
+//! assert!(buffer.feed(b"event: greet\r\ndata: hel\xE2\x82").is_empty());
+//! let frames = buffer.feed(b"\xACo\r\n\r\n");
 //! assert_eq!(
 //!     frames,
 //!     vec![SseFrame {
 //!         event: Some("greet".to_owned()),
-//!         data: "hello".to_owned(),
+//!         data: "hel\u{20ac}o".to_owned(),
 //!         id: None,
 //!         retry: None,
 //!     }]
 //! );
 //! ```
 
-use std::mem;
+use std::{mem, str};
 
 /// The largest accepted `retry` value, 2^53−1 (`SSE-7d`): every platform,
 /// including JavaScript numbers, represents it exactly.
@@ -46,15 +48,25 @@ pub struct SseFrame {
     pub retry: Option<u64>,
 }
 
-/// Accumulates text chunks and returns complete SSE frames.
+/// Accumulates byte chunks and returns complete SSE frames.
 #[derive(Debug, Clone, Default)]
 pub struct SseFrameBuffer {
+    /// The start of a UTF-8 sequence cut by the end of the last chunk (`SSE-11b`).
+    split: SplitChar,
     /// What to drop if it starts the next non-empty chunk.
     skip: Skip,
     /// The incomplete line (`SSE-3d`); one buffer, reused for every line.
     pending: String,
     /// The current block.
     block: Block,
+}
+
+/// The first 1 to 3 bytes of a UTF-8 sequence whose other bytes have not been fed yet.
+#[derive(Debug, Clone, Copy, Default)]
+struct SplitChar {
+    bytes: [u8; 4],
+    /// How many of `bytes` are held; 0 when no sequence is split.
+    len: usize,
 }
 
 /// The code point dropped if it starts the next non-empty chunk. Empty chunks
@@ -92,25 +104,93 @@ impl SseFrameBuffer {
     ///
     /// The returned `Vec` allocates only when a frame completes.
     #[inline]
-    pub fn feed(&mut self, chunk: &str) -> Vec<SseFrame> {
-        // One ASCII byte that is not a line ending (the common case when chunks
-        // are single characters): it continues the pending line. A BOM or LF to
-        // skip cannot be this byte, so nothing is skipped any more either way.
-        if let &[byte] = chunk.as_bytes() {
-            if byte != b'\r' && byte != b'\n' {
-                self.skip = Skip::Nothing;
-                self.pending.push(char::from(byte));
-                return Vec::new();
+    pub fn feed(&mut self, chunk: &[u8]) -> Vec<SseFrame> {
+        let mut frames = Vec::new();
+        if self.split.len == 0 {
+            // One ASCII byte that is not a line ending (the common case when chunks
+            // are single characters): it continues the pending line. A BOM or LF to
+            // skip cannot be this byte, so nothing is skipped any more either way.
+            if let &[byte] = chunk {
+                if byte.is_ascii() && byte != b'\r' && byte != b'\n' {
+                    self.skip = Skip::Nothing;
+                    self.pending.push(char::from(byte));
+                    return frames;
+                }
+            }
+            if let Ok(text) = str::from_utf8(chunk) {
+                self.feed_text(text, &mut frames);
+                return frames;
             }
         }
-        self.feed_general(chunk)
+        self.feed_lossy(chunk, &mut frames);
+        frames
     }
 
-    /// [`Self::feed`] for every chunk but one ASCII byte other than CR and LF.
-    fn feed_general(&mut self, chunk: &str) -> Vec<SseFrame> {
-        let mut frames = Vec::new();
+    /// [`Self::feed`] for a chunk that is not valid UTF-8 on its own: complete the
+    /// split sequence first, replace each maximal invalid subpart with U+FFFD, and
+    /// hold a sequence cut by the end of the chunk (`SSE-11`).
+    fn feed_lossy(&mut self, mut chunk: &[u8], frames: &mut Vec<SseFrame>) {
+        if self.split.len > 0 {
+            let held = self.split.len;
+            let mut bytes = self.split.bytes;
+            let taken = chunk.len().min(4 - held);
+            bytes[held..held + taken].copy_from_slice(&chunk[..taken]);
+            match str::from_utf8(&bytes[..held + taken]) {
+                Ok(text) => {
+                    // At most 4 bytes, every one of them part of the completed character.
+                    self.feed_text(text, frames);
+                    chunk = &chunk[taken..];
+                }
+                Err(error) => {
+                    let valid = error.valid_up_to();
+                    if valid > 0 {
+                        // The split character completed; what follows it is decoded below.
+                        let text = str::from_utf8(&bytes[..valid]).unwrap_or_default();
+                        self.feed_text(text, frames);
+                        chunk = &chunk[valid - held..];
+                    } else if let Some(invalid) = error.error_len() {
+                        self.feed_text("\u{fffd}", frames);
+                        // The held bytes are a valid prefix, so the invalid part covers them.
+                        chunk = &chunk[invalid - held..];
+                    } else {
+                        // Still incomplete: the whole chunk continues the sequence.
+                        self.split.bytes = bytes;
+                        self.split.len = held + taken;
+                        return;
+                    }
+                }
+            }
+            self.split.len = 0;
+        }
+        loop {
+            match str::from_utf8(chunk) {
+                Ok(text) => {
+                    self.feed_text(text, frames);
+                    return;
+                }
+                Err(error) => {
+                    let valid = error.valid_up_to();
+                    let text = str::from_utf8(&chunk[..valid]).unwrap_or_default();
+                    self.feed_text(text, frames);
+                    if let Some(invalid) = error.error_len() {
+                        self.feed_text("\u{fffd}", frames);
+                        chunk = &chunk[valid + invalid..];
+                    } else {
+                        // A sequence cut by the end of the chunk: at most 3 bytes.
+                        let tail = &chunk[valid..];
+                        self.split.bytes[..tail.len()].copy_from_slice(tail);
+                        self.split.len = tail.len();
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Parse decoded text (`SSE-2` to `SSE-9`), appending the frames it completes.
+    fn feed_text(&mut self, chunk: &str, frames: &mut Vec<SseFrame>) {
         let Some(&first) = chunk.as_bytes().first() else {
-            return frames;
+            return;
         };
         let mut rest = chunk;
         match self.skip {
@@ -128,25 +208,24 @@ impl SseFrameBuffer {
         if !rest.bytes().any(|b| b == b'\r' || b == b'\n') {
             // No line ending: the whole chunk continues the pending line.
             self.pending.push_str(rest);
-            return frames;
+            return;
         }
         // Within the chunk, an LF right after a CR is the rest of that CRLF.
         let mut after_cr = false;
         for piece in rest.split_inclusive(['\r', '\n']) {
             if let Some(line) = piece.strip_suffix('\n') {
                 if !(line.is_empty() && after_cr) {
-                    self.end_line(line, &mut frames);
+                    self.end_line(line, frames);
                 }
                 after_cr = false;
             } else if let Some(line) = piece.strip_suffix('\r') {
-                self.end_line(line, &mut frames);
+                self.end_line(line, frames);
                 after_cr = true;
             } else {
                 // Only the last piece can lack an ending.
                 self.pending.push_str(piece);
             }
         }
-        frames
     }
 
     /// Complete the pending line with `tail` and interpret it.
@@ -179,8 +258,9 @@ impl Block {
             None => (line, ""),
         };
         match name {
+            // The empty value unsets the event type (SSE-7a).
             "event" => {
-                self.event = Some(value.to_owned());
+                self.event = (!value.is_empty()).then(|| value.to_owned());
                 self.touched = true;
             }
             "data" => {
@@ -252,7 +332,48 @@ mod tests {
 
     fn feed_all(chunks: &[&str]) -> Vec<SseFrame> {
         let mut buffer = SseFrameBuffer::new();
+        chunks
+            .iter()
+            .flat_map(|c| buffer.feed(c.as_bytes()))
+            .collect()
+    }
+
+    fn feed_bytes(chunks: &[&[u8]]) -> Vec<SseFrame> {
+        let mut buffer = SseFrameBuffer::new();
         chunks.iter().flat_map(|c| buffer.feed(c)).collect()
+    }
+
+    #[test]
+    fn utf8_split_at_every_byte_and_invalid_bytes() {
+        let text = "data: \u{e9}\u{20ac}\u{1F600}\n\n".as_bytes();
+        let want = vec![frame("\u{e9}\u{20ac}\u{1F600}")];
+        let bytes: Vec<&[u8]> = text.chunks(1).collect();
+        assert_eq!(feed_bytes(&bytes), want, "one byte per chunk");
+        for i in 1..text.len() {
+            let (a, b) = text.split_at(i);
+            assert_eq!(feed_bytes(&[a, b]), want, "split@{i}");
+        }
+        // Overlong, surrogate, truncated-before-LF, lone continuation, F5..FF.
+        let bad: &[u8] = b"data: \xC0\xAF\xED\xA0\x80\xF0\x9F\x98 \x80\xFF\n\n";
+        let want = vec![frame(&format!(
+            "{} {}",
+            "\u{fffd}".repeat(6),
+            "\u{fffd}".repeat(2)
+        ))];
+        let bad_bytes: Vec<&[u8]> = bad.chunks(1).collect();
+        assert_eq!(feed_bytes(&[bad]), want);
+        assert_eq!(feed_bytes(&bad_bytes), want);
+        assert!(feed_bytes(&[b"data: x\n\xF0\x9F", b"", b"\x98"]).is_empty());
+    }
+
+    #[test]
+    fn utf8_bom_split_is_dropped_once() {
+        let want = vec![frame("1")];
+        assert_eq!(feed_bytes(&[b"\xEF", b"\xBB\xBFdata:1\n\n"]), want);
+        assert_eq!(
+            feed_bytes(&[b"\xEF\xBB", b"\xBF\xEF\xBB\xBFdata:1\n\ndata:2\n\n"]),
+            vec![frame("2")]
+        );
     }
 
     /// Every chunking of `text` (joined, one char per chunk, every two-way split) agrees.
@@ -353,11 +474,11 @@ mod tests {
     fn long_line_one_char_at_a_time_is_linear() {
         // 200k chunks of one char: a quadratic buffer would take minutes.
         let mut buffer = SseFrameBuffer::new();
-        buffer.feed("data: ");
+        buffer.feed(b"data: ");
         for _ in 0..200_000 {
-            assert!(buffer.feed("x").is_empty());
+            assert!(buffer.feed(b"x").is_empty());
         }
-        let frames = buffer.feed("\n\n");
+        let frames = buffer.feed(b"\n\n");
         assert_eq!(frames.len(), 1);
         assert_eq!(frames.first().map(|f| f.data.len()), Some(200_000));
     }
