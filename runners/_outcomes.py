@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ._compare import MISSING, Difference, diff, rules_for
@@ -103,24 +104,37 @@ def judge_response(
     return differences, violations
 
 
-def judge(
-    case: Case,
-    platform: str,
-    responses: Sequence[tuple[str | None, Mapping[str, Any]]],
-    rules: Sequence[Mapping[str, Any]],
-) -> Outcome:
-    """Combine the responses for a case and its variants (the original first) into one outcome."""
-    differences: list[Difference] = []
-    violations: list[SchemaViolation] = []
-    actual: Any = MISSING
-    for variant, response in responses:
+class Judgement:
+    """The outcome of one case on one platform, built one response at a time.
+
+    Responses for the case and its variants arrive in any number of batches; each is
+    judged on arrival and then dropped, so a long case's derived inputs and outputs
+    never need to be held all at once. The first crash or skip decides the outcome.
+    """
+
+    def __init__(self, case: Case, platform: str, rules: Sequence[Mapping[str, Any]]) -> None:
+        self.case = case
+        self.platform = platform
+        self.rules = rules
+        self.actual: Any = MISSING
+        self.final: Outcome | None = None  # a crash or skip: nothing later changes it
+        self.differences: list[Difference] = []
+        self.violations: list[SchemaViolation] = []
+        # Chunkings of one case mostly answer alike: judge each distinct answer once.
+        self._judged: dict[str, tuple[list[Difference], list[SchemaViolation]]] = {}
+
+    def add(self, variant: str | None, response: Mapping[str, Any]) -> None:
+        case = self.case
+        platform = self.platform
         if variant is None:
-            actual = _actual(response)
+            self.actual = _actual(response)
+        if self.final is not None:
+            return
+        name = f" (chunking {variant})" if variant else ""
         if "skip" in response:
             # The platform says the case does not apply to it (protocol `skip`).
-            name = f" (chunking {variant})" if variant else ""
             reason = response["skip"].get("reason", "")
-            return Outcome(
+            self.final = Outcome(
                 case.domain,
                 case.id,
                 case.content_hash(),
@@ -129,33 +143,57 @@ def judge(
                 message=f"not applicable to {platform}{name}: {reason}",
                 variant=variant,
             )
+            return
         if "crash" in response:
             body = response["crash"]
-            name = f" (chunking {variant})" if variant else ""
-            return Outcome(
+            self.final = Outcome(
                 case.domain,
                 case.id,
                 case.content_hash(),
                 platform,
                 "error",
-                actual,
+                self.actual,
                 message=f"{platform} crashed{name}: {body.get('message', '')}",
                 detail=body.get("detail") or None,
                 variant=variant,
                 input=case.input,
             )
-        d, v = judge_response(case, response, rules, variant)
-        differences.extend(d)
-        violations.extend(v)
-    status: Status = "fail" if differences or violations else "pass"
-    return Outcome(
-        case.domain,
-        case.id,
-        case.content_hash(),
-        platform,
-        status,
-        actual,
-        tuple(differences),
-        tuple(violations),
-        input=case.input,
-    )
+            return
+        answer = json.dumps(
+            [response.get("output"), response.get("error")], sort_keys=True, default=repr
+        )
+        if answer not in self._judged:
+            self._judged[answer] = judge_response(case, response, self.rules, None)
+        d, v = self._judged[answer]
+        self.differences.extend(replace(x, variant=variant) for x in d)
+        self.violations.extend(replace(x, variant=variant) for x in v)
+
+    def outcome(self) -> Outcome:
+        if self.final is not None:
+            return self.final
+        case = self.case
+        status: Status = "fail" if self.differences or self.violations else "pass"
+        return Outcome(
+            case.domain,
+            case.id,
+            case.content_hash(),
+            self.platform,
+            status,
+            self.actual,
+            tuple(self.differences),
+            tuple(self.violations),
+            input=case.input,
+        )
+
+
+def judge(
+    case: Case,
+    platform: str,
+    responses: Sequence[tuple[str | None, Mapping[str, Any]]],
+    rules: Sequence[Mapping[str, Any]],
+) -> Outcome:
+    """Combine the responses for a case and its variants (the original first) into one outcome."""
+    judgement = Judgement(case, platform, rules)
+    for variant, response in responses:
+        judgement.add(variant, response)
+    return judgement.outcome()

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from adapters.protocol import Adapter, Implementation, Request, Response, crash
 
-from ._outcomes import Outcome, judge
+from ._outcomes import Judgement, Outcome
 from ._schemas import input_problem
 from ._variants import expand
 from ._vectors import Case, VectorFile
+
+BATCH_BYTES = 4_000_000
+"""A batch is sent once its requests' inputs reach this size (as JSON)."""
 
 
 @dataclass
@@ -47,7 +51,7 @@ def _request_id(case: Case, index: int) -> str:
 def run_cases(
     platform: StartedPlatform, vector_file: VectorFile, cases: Sequence[Case]
 ) -> list[Outcome]:
-    """Run cases of one vector file (each with its variants) in one batch; judge each."""
+    """Run cases of one vector file, each with its variants, in few batches; judge each."""
     name = platform.name
     if platform.implementation is None or platform.adapter is None:
         return [
@@ -69,33 +73,46 @@ def run_cases(
             Outcome(c.domain, c.id, c.content_hash(), name, "skip", message=reason) for c in cases
         ]
 
-    plan: list[tuple[Case, list[tuple[str | None, Request]]]] = []
+    # Requests go out in batches of about BATCH_BYTES of input (many small cases
+    # share one batch, so a worker pipelines them); each response is judged as it
+    # comes back, in request order, so a long case's chunkings are never all held.
+    adapter = platform.adapter
+    judgements = [Judgement(case, name, vector_file.comparison) for case in cases]
     batch: list[Request] = []
-    refused: dict[str, Response] = {}
-    for case in cases:
-        entries = []
+    # (request id, its case's judgement, variant, the crash if it was not sent)
+    pending: list[tuple[str, Judgement, str | None, Response | None]] = []
+    size = 0
+
+    def flush() -> None:
+        responses = _run_batch(adapter, name, batch)
+        for request_id, judgement, variant, refused in pending:
+            judgement.add(variant, refused or responses[request_id])
+        batch.clear()
+        pending.clear()
+
+    for judgement in judgements:
+        case = judgement.case
         for index, (variant, case_input) in enumerate(expand(case.input, vector_file.variants)):
             request: Request = {
                 "id": _request_id(case, index),
                 "domain": case.domain,
                 "input": case_input,
             }
-            entries.append((variant, request))
             # The case's own input was checked when its file was loaded; a variant's here.
             problem = None if variant is None else input_problem(case.domain, case_input)
             if problem is None:
                 batch.append(request)
+                pending.append((request["id"], judgement, variant, None))
+                size += len(json.dumps(case_input, ensure_ascii=False, default=repr))
             else:
                 message = f"not sent: the input does not match $defs.input at {problem}"
-                refused[request["id"]] = crash(request["id"], message)
-        plan.append((case, entries))
-
-    responses = _run_batch(platform.adapter, name, batch) | refused
-    outcomes = []
-    for case, entries in plan:
-        answered = [(variant, responses[request["id"]]) for variant, request in entries]
-        outcomes.append(judge(case, name, answered, vector_file.comparison))
-    return outcomes
+                pending.append((request["id"], judgement, variant, crash(request["id"], message)))
+            if size >= BATCH_BYTES:
+                flush()
+                size = 0
+    if pending:
+        flush()
+    return [judgement.outcome() for judgement in judgements]
 
 
 def _run_batch(adapter: Adapter, name: str, batch: list[Request]) -> dict[str, Response]:

@@ -1,10 +1,17 @@
 """pytest plugin: one test per (domain, case, platform), collected from vector files.
 
     pytest vectors/ --platform rust -k crlf -x
+    pytest -m "platform_js and domain_sse-frames"
     pytest -n auto --junitxml=report.xml
 
-A vector file is any ``*.json`` in a folder named ``vectors`` or under a
-``--vectors`` path. Test ids read ``vectors/sse-frames.json::sse-frames::<case>[<platform>]``.
+Vector files are collected only where a project asks for them: every ``*.json``
+under the folders of the ini option ``hanzo_conformance_vectors`` (this project's
+pyproject.toml names ``vectors``) or under a ``--vectors`` path; a ``vectors/``
+folder of any other project is left alone. Test ids read
+``vectors/sse-frames.json::sse-frames::<case>[<platform>]``; each test carries the
+markers ``platform_<platform>`` and ``domain_<domain>`` (select with ``-m``: unlike a
+``-k`` substring, ``-m platform_js`` cannot match ``.json``) and its case's tags as
+``-k`` keywords.
 """
 
 from __future__ import annotations
@@ -32,6 +39,8 @@ if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
 _POOL = pytest.StashKey["PlatformPool"]()
+_CASE_OWNERS = pytest.StashKey[dict[tuple[str, str], Path]]()
+VECTORS_INI = "hanzo_conformance_vectors"
 _CLEANUP = pytest.StashKey[contextlib.ExitStack]()
 
 
@@ -54,6 +63,12 @@ class PlatformPool:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini(
+        VECTORS_INI,
+        type="paths",
+        default=[],
+        help="folders or files whose *.json vector files this project runs (relative to the ini)",
+    )
     group = parser.getgroup("hanzo-conformance", "cross-platform conformance vectors")
     group.addoption(
         "--platform",
@@ -167,6 +182,9 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_POOL] = PlatformPool(config)
+    config.stash[_CASE_OWNERS] = {}
+    for name in config.stash[_POOL].chosen:
+        _register_marker(config, platform_marker(name), f"cases run on the {name} platform")
     cleanup = config.stash[_CLEANUP] = contextlib.ExitStack()
     cleanup.enter_context(extra_schema_dirs([Path(d) for d in config.option.hc_schemas]))
     # --vectors paths are collected like paths given on the command line.
@@ -183,17 +201,30 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         cleanup.close()
 
 
+def platform_marker(platform: str) -> str:
+    return f"platform_{platform}"
+
+
+def domain_marker(domain: str) -> str:
+    return f"domain_{domain}"
+
+
+def _register_marker(config: pytest.Config, name: str, meaning: str) -> None:
+    # --strict-markers accepts only registered names; these are known only at run time.
+    if name not in {line.split(":", 1)[0].strip() for line in config.getini("markers")}:
+        config.addinivalue_line("markers", f"{name}: {meaning}")
+
+
+def _vector_roots(config: pytest.Config) -> list[Path]:
+    asked: list[Path] = list(config.getini(VECTORS_INI))
+    return [p.resolve() for p in asked + [Path(v) for v in config.option.hc_vectors]]
+
+
 def _is_vector_file(config: pytest.Config, file_path: Path) -> bool:
     if file_path.suffix != ".json":
         return False
-    if file_path.parent.name == "vectors":
-        return True
     resolved = file_path.resolve()
-    for extra in config.option.hc_vectors:
-        root = Path(extra).resolve()
-        if resolved == root or root in resolved.parents:
-            return True
-    return False
+    return any(resolved == root or root in resolved.parents for root in _vector_roots(config))
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -216,6 +247,23 @@ class VectorFileNode(pytest.File):
         domains = self.config.option.hc_domains
         if domains and vector_file.domain not in domains:
             return
+        # Results are keyed by (domain, case): a second file reusing an id is not run.
+        owners = self.config.stash[_CASE_OWNERS]
+        reused = []
+        for case in vector_file.cases:
+            first = owners.get((vector_file.domain, case.id), self.path)
+            if first != self.path:
+                reused.append(
+                    f"{self.path}: case {case.id!r}: id already used in {first} "
+                    f"for domain {vector_file.domain}"
+                )
+        if reused:
+            raise self.CollectError("invalid vector file:\n  " + "\n  ".join(reused))
+        for case in vector_file.cases:
+            owners[(vector_file.domain, case.id)] = self.path
+        _register_marker(
+            self.config, domain_marker(vector_file.domain), f"cases of {vector_file.domain}"
+        )
         yield DomainNode.from_parent(self, name=vector_file.domain, vector_file=vector_file)
 
 
@@ -250,8 +298,10 @@ class CaseItem(pytest.Item):
         self.case = case
         self.platform = platform
         self.vector_file = vector_file
-        # `-k` matches a case's tags and its domain too.
-        self.extra_keyword_matches.update({*case.tags, case.domain, platform})
+        # `-k` matches a case's tags too; `-m` selects platform and domain exactly.
+        self.extra_keyword_matches.update(case.tags)
+        self.add_marker(platform_marker(platform))
+        self.add_marker(domain_marker(case.domain))
 
     def runtest(self) -> None:
         platform = self.config.stash[_POOL].get(self.platform)

@@ -19,6 +19,7 @@ def project(pytester: pytest.Pytester):
     doc = vector_document([hello_case(), hello_case(id="other")])
     path = pytester.path / "vectors" / "sse-frames.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
+    pytester.makeini("[pytest]\nhanzo_conformance_vectors = vectors\n")
     pytester.makeconftest(
         f"""
 import sys

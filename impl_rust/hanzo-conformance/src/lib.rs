@@ -20,6 +20,7 @@ mod tool_call_pipeline;
 pub mod batch;
 pub mod compare;
 pub mod temp_root;
+pub mod variants;
 pub mod vectors;
 
 /// A contract error: a stable `code` from the domain's contract, and a message
