@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
 import sys
+import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+from adapters.served import IN_PROCESS_ENV
 
 from . import _args
 from ._format import canonical
@@ -18,13 +23,14 @@ from ._html import render_html
 from ._ledger import ledger_from_results, ledger_text, load_ledger
 from ._markdown import render_markdown
 from ._meta import run_metadata
+from ._outcomes import Outcome
 from ._output import check_writable, write_results
-from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, start_all, stop_all
+from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, stop_all
 from ._progress import Progress
 from ._progress import wanted as progress_wanted
 from ._report import case_records, document, render_text
 from ._results_file import read_results
-from ._run import run_matrix
+from ._run import StartedPlatform, in_matrix_order, iter_matrix, not_run, start_platform
 from ._schemas import extra_schema_dirs
 from ._vectors import VECTORS_DIR, VectorFile, load_vectors, vector_paths
 from .exceptions import HarnessError, VectorFileError
@@ -92,6 +98,65 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived during a run; ``code`` is the exit status (128 + signal)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.code = 128 + signum
+
+
+def _raise_interrupted(signum: int, _frame: object) -> None:
+    raise Interrupted(signum)
+
+
+@contextlib.contextmanager
+def _signals(handler: Any) -> Iterator[None]:
+    """SIGINT and SIGTERM go to ``handler`` inside the block (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def _run_interruptibly(
+    files: list[VectorFile],
+    chosen: Sequence[tuple[str, Any]],
+    on_outcome: Callable[[list[Outcome]], None] | None = None,
+) -> tuple[list[Outcome], list[StartedPlatform], int | None]:
+    """Run the matrix; on SIGINT/SIGTERM stop the workers and keep what finished.
+
+    Returns the outcomes (unfinished cases as ``not_run``), the platforms, and the
+    exit status the signal asks for (130, 143) or None. ``on_outcome`` is told each
+    outcome as it is judged (the progress bar).
+    """
+    outcomes: list[Outcome] = []
+    platforms: list[StartedPlatform] = []
+    interrupted: int | None = None
+    with _signals(_raise_interrupted):
+        try:
+            for name, factory in chosen:
+                platforms.append(start_platform(name, factory))
+            for outcome in iter_matrix(files, platforms):
+                outcomes.append(outcome)
+                if on_outcome is not None:
+                    on_outcome([outcome])
+        except Interrupted as e:
+            interrupted = e.code
+            outcomes.extend(getattr(e, "outcomes", []))  # the cut batch's finished cases
+        finally:
+            with _signals(signal.SIG_IGN):  # stopping and reporting are not interrupted again
+                stop_all(platforms)
+    if interrupted is not None:
+        outcomes.extend(not_run(files, platforms, outcomes))
+    return in_matrix_order(outcomes, files, platforms), platforms, interrupted
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else None
     if output is not None:
@@ -99,27 +164,38 @@ def cmd_run(args: argparse.Namespace) -> int:
     all_files = _load(args)
     ledgers = [load_ledger(Path(p)) for p in args.expectations]
     files = shard_files(all_files, args.shard) if args.shard else all_files
-    platforms = start_all(factories(args.platform, args.worker, args.case_timeout))
-    progress = _progress_bar(args, files, platforms)
-    try:
-        outcomes = run_matrix(files, platforms, progress.update if progress else None)
-    finally:
-        if progress:
-            progress.close()
-        stop_all(platforms)
-    doc = document(
-        [o.to_json() for o in outcomes],
-        {p.name: describe(p) for p in platforms},
-        case_records(files),
-    )
-    doc["summary"]["run"] = run_metadata(all_files)
-    if args.shard:
-        doc["summary"]["run"]["shard"] = f"{args.shard[0]}/{args.shard[1]}"
-    finish(doc, ledgers, all_files)
+    chosen = factories(args.platform, args.worker, args.case_timeout, args.in_process)
+    progress = _progress_bar(args, files, len(chosen))
+    # After the run, building the report and writing it are not interrupted: a second
+    # Ctrl-C must not lose the results (the run installs its own handler inside).
+    with _signals(signal.SIG_IGN):
+        try:
+            outcomes, platforms, interrupted = _run_interruptibly(
+                files, chosen, progress.update if progress else None
+            )
+        finally:
+            if progress:
+                progress.close()
+        doc = document(
+            [o.to_json() for o in outcomes],
+            {p.name: describe(p) for p in platforms},
+            case_records(files),
+        )
+        doc["summary"]["run"] = run_metadata(all_files)
+        if args.shard:
+            doc["summary"]["run"]["shard"] = f"{args.shard[0]}/{args.shard[1]}"
+        finish(doc, ledgers, all_files)  # not_run cases are never stale ledger entries
+        code = _report_run(args, doc, output)
+    return interrupted if interrupted is not None else code
+
+
+def _report_run(args: argparse.Namespace, doc: dict[str, Any], output: Path | None) -> int:
+    """Print the run's report and write ``--output``; the exit code (before any signal's)."""
     table = render_text(doc, max_problems=args.max_problems)
     code = exit_code(doc)
     if output is None:
         print(json.dumps(doc, indent=2, ensure_ascii=False) if args.format == "json" else table)
+        sys.stdout.flush()
         return code
     if args.format == "json":
         text = json.dumps(doc, indent=2, ensure_ascii=False)
@@ -129,17 +205,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(table)
     if failure:
         print(failure, file=sys.stderr)
+        sys.stdout.flush()
         return EXIT_USAGE
     print(f"\nfull {'results' if args.format == 'json' else 'report'} written to {output}")
+    sys.stdout.flush()
     return code
 
 
 def _progress_bar(
-    args: argparse.Namespace, files: list[VectorFile], platforms: list[Any]
+    args: argparse.Namespace, files: list[VectorFile], platforms: int
 ) -> Progress | None:
     if not progress_wanted(sys.stderr, args.quiet):
         return None
-    total = sum(len(vf.cases) for vf in files) * len(platforms)
+    total = sum(len(vf.cases) for vf in files) * platforms
     return Progress(total)
 
 
@@ -244,6 +322,15 @@ def expectations_parser(sub: Any) -> None:
     p.set_defaults(func=cmd_expectations)
 
 
+def _in_process_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--in-process",
+        action="store_true",
+        help=f"run python and rust inside the harness, for debugging (no timeout or crash "
+        f"isolation; same as {IN_PROCESS_ENV}=1)",
+    )
+
+
 def schema_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--schemas",
@@ -312,8 +399,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=_args.positive_seconds,
         default=DEFAULT_CASE_TIMEOUT,
         metavar="SECONDS",
-        help=f"per-case timeout for worker platforms (default {DEFAULT_CASE_TIMEOUT})",
+        help=f"per-case timeout, all but --in-process platforms (default {DEFAULT_CASE_TIMEOUT})",
     )
+    _in_process_option(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument(
         "--output",
@@ -343,6 +431,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _args.check_unique_workers(parser, getattr(args, "worker", []))
+    # A lone surrogate in a message must not turn a finished run into an encoding error.
+    with contextlib.suppress(AttributeError, ValueError):
+        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     try:
         with extra_schema_dirs(getattr(args, "schemas", [])):
             code: int = args.func(args)
@@ -355,6 +446,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (HarnessError, ValueError) as e:
         print(f"hanzo-conformance: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # before or after a run (a run handles its own signals)
+        print("hanzo-conformance: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

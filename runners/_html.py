@@ -161,8 +161,9 @@ for (const [id, values] of [["f-domain", domains], ["f-platform", platforms], ["
 
 const s = D.summary;
 const problems = (s.expectations && s.expectations.problems) || [];
-$("verdict").textContent = (s.diverged ? "DIVERGED" : problems.length ? "GATE FAILED" : "OK") +
+$("verdict").textContent = (s.not_run ? "INTERRUPTED" : s.diverged ? "DIVERGED" : problems.length ? "GATE FAILED" : "OK") +
   ": " + s.total + " results: " + ["pass", "fail", "error", "xfail", "skip"].map((k) => (s[k] || 0) + " " + k).join(", ") +
+  (s.not_run ? ", " + s.not_run + " not run" : "") +
   (s.run ? " · vectors " + s.run.vectors.version : "");
 
 function gridClass(c) {
@@ -179,8 +180,8 @@ function renderGrid() {
     for (const p of platforms) {
       const c = D.matrix[d][p] || {};
       const ran = (c.pass || 0) + (c.fail || 0) + (c.error || 0) + (c.xfail || 0);
-      const bad = ["fail", "error", "xfail"].filter((k) => c[k]).map((k) => c[k] + " " + k).join(", ");
-      const text = ran ? (c.pass || 0) + "/" + ran + (bad ? " (" + bad + ")" : "") : "not implemented";
+      const bad = ["fail", "error", "xfail", "not_run"].filter((k) => c[k]).map((k) => c[k] + " " + k).join(", ");
+      const text = ran || c.not_run ? (c.pass || 0) + "/" + (ran + (c.not_run || 0)) + (bad ? " (" + bad + ")" : "") : "not implemented";
       row.append(el("td", {class: gridClass(c), title: "show " + d + " on " + p,
         onclick: () => { causeFilter = null; $("f-domain").value = d; $("f-platform").value = p; $("f-status").value = ""; apply(); }}, text));
     }
@@ -299,6 +300,14 @@ function renderGate() {
   const plats = Object.entries(D.summary.platforms).map(([n, i]) => n + ": " + (i.failure ? "unavailable" :
     i.implementation + " " + i.version + (i.commit ? " @" + i.commit.slice(0, 12) : ""))).join(" · ");
   box.append(el("p", {class: "muted"}, plats));
+  // What went wrong with a platform as a whole: stderr of a failed start, the cutoff, stray lines.
+  const whole = el("ul", {class: "problems"});
+  for (const [n, i] of Object.entries(D.summary.platforms)) {
+    if (i.failure) whole.append(el("li", {}, n + ": UNAVAILABLE: " + esc(i.failure), ...(i.detail ? [el("pre", {}, esc(i.detail))] : [])));
+    if (i.broken) whole.append(el("li", {}, n + ": BROKEN: " + esc(i.broken)));
+    for (const p of i.problems || []) whole.append(el("li", {}, n + ": PROBLEM (" + p.kind + "): " + esc(p.message), el("pre", {}, esc(p.detail))));
+  }
+  if (whole.children.length) box.append(el("h3", {}, "platform problems"), whole);
   if (problems.length) {
     const ul = el("ul", {class: "problems"});
     for (const p of problems) ul.append(el("li", {}, p.kind.toUpperCase() + ": " + esc(p.message)));

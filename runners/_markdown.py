@@ -22,7 +22,7 @@ def _cell(counts: Mapping[str, int]) -> str:
     ran = sum(counts.get(s, 0) for s in ("pass", "fail", "error", "xfail"))
     if ran == 0 and counts.get("skip"):
         return "⏭️ not implemented"
-    parts = [f"{_ICON[s]} {counts[s]} {s}" for s in (*STATUSES, "not_run") if counts.get(s)]
+    parts = [f"{_ICON[s]} {counts[s]} {s}" for s in STATUSES if counts.get(s)]
     return " · ".join(parts) or "-"
 
 
@@ -42,6 +42,8 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
     verdict = "❌ diverged" if summary["diverged"] else "✅ ok"
     if not summary["diverged"] and problems:
         verdict = "❌ gate failed (expectations)"
+    if summary.get("not_run"):
+        verdict = "⏸️ interrupted"
     out = [
         "# hanzo-conformance parity report",
         "",
@@ -62,6 +64,7 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
                 f"| {_escape(name)} | {_escape(info['implementation'])} | "
                 f"{_escape(info['version'])} | {_escape(info.get('commit', ''))} |"
             )
+    out += _platform_problems(summary["platforms"])
     out += ["", "## Matrix", "", "| domain | " + " | ".join(platforms) + " |"]
     out.append("|---|" + "---|" * len(platforms))
     for domain, row in summary["matrix"].items():
@@ -94,6 +97,17 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
         out.append("")
     out += _divergences(doc)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _platform_problems(platforms: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """What went wrong with a platform as a whole: the cutoff and protocol problems."""
+    lines = []
+    for name, info in platforms.items():
+        if info.get("broken"):
+            lines.append(f"- **{_escape(name)}** broken: {_escape(info['broken'])}")
+        for p in info.get("problems", []):
+            lines.append(f"- **{_escape(name)}** {_escape(p['kind'])}: {_escape(p['message'])}")
+    return ["", "## Platform problems", "", *lines] if lines else []
 
 
 def _divergences(doc: Mapping[str, Any]) -> list[str]:

@@ -11,8 +11,8 @@ from ._compare import MISSING, Difference, diff, rules_for
 from ._schemas import domain_schema, pointer
 from ._vectors import Case
 
-Status = Literal["pass", "fail", "error", "skip"]
-SEVERITY: dict[Status, int] = {"pass": 0, "skip": 1, "fail": 2, "error": 3}
+Status = Literal["pass", "fail", "error", "skip", "not_run"]
+SEVERITY: dict[Status, int] = {"pass": 0, "skip": 1, "not_run": 1, "fail": 2, "error": 3}
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,46 @@ def judge_response(
     return differences, violations
 
 
+def _lone_surrogate(value: Any, at: str = "") -> tuple[str, str] | None:
+    """(pointer, string) of the first string or key holding a lone surrogate, if any."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return at, value
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _lone_surrogate(key, at) or _lone_surrogate(item, f"{at}/{key}")
+            if found:
+                return found
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _lone_surrogate(item, f"{at}/{index}")
+            if found:
+                return found
+    return None
+
+
+def not_i_json(response: Mapping[str, Any]) -> str | None:
+    """Why an output or error cannot be written as UTF-8 JSON (I-JSON, RFC 7493), if it cannot."""
+    for key in ("output", "error"):
+        if key not in response:
+            continue
+        try:
+            json.dumps(response[key], ensure_ascii=False).encode("utf-8")
+            return None
+        except UnicodeEncodeError:
+            found = _lone_surrogate(response[key])
+        pointer, text = found if found else ("", "")
+        where = (pointer or "(root)") if key == "output" else f"the error's {pointer[1:]}"
+        shown = json.dumps(text)  # ASCII, so the surrogate shows as its \\u escape
+        if len(shown) > 200:
+            shown = shown[:200] + "..."
+        return f"{key} is not valid I-JSON: a lone surrogate in {shown} at {where}"
+    return None
+
+
 class Judgement:
     """The outcome of one case on one platform, built one response at a time.
 
@@ -155,6 +195,20 @@ class Judgement:
                 self.actual,
                 message=f"{platform} crashed{name}: {body.get('message', '')}",
                 detail=body.get("detail") or None,
+                variant=variant,
+                input=case.input,
+            )
+            return
+        trouble = not_i_json(response)
+        if trouble is not None:
+            self.actual = MISSING  # it cannot be written into the results
+            self.final = Outcome(
+                case.domain,
+                case.id,
+                case.content_hash(),
+                platform,
+                "fail",
+                message=f"{platform}{name}: {trouble}",
                 variant=variant,
                 input=case.input,
             )

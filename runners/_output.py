@@ -45,9 +45,13 @@ def check_writable(path: Path) -> None:
 
 
 def write_results(path: Path, text: str) -> str | None:
-    """Write ``text`` to ``path``; the error message if it could not be written."""
+    """Write ``text`` to ``path``; the error message if it could not be written.
+
+    backslashreplace: a lone surrogate left in some message becomes a JSON ``\\u``
+    escape instead of turning a finished run into an encoding error.
+    """
     try:
-        with open(path, "w", encoding="utf-8") as stream:
+        with open(path, "w", encoding="utf-8", errors="backslashreplace") as stream:
             stream.write(text)
             stream.flush()
     except OSError as e:

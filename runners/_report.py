@@ -14,7 +14,8 @@ from typing import Any
 from ._textsafe import bound, shown
 
 # xfail: a divergence an expectations ledger records (runners/_ledger.py), never a pass.
-STATUSES = ("pass", "fail", "error", "skip", "xfail")
+# not_run: a case an interrupted run never finished (runners/_cli.py).
+STATUSES = ("pass", "fail", "error", "skip", "xfail", "not_run")
 
 
 def summarize(
@@ -75,10 +76,15 @@ def case_records(files: Iterable[Any]) -> dict[str, dict[str, Any]]:
 
 def _cell(counts: Mapping[str, int]) -> str:
     ran = counts["pass"] + counts["fail"] + counts["error"] + counts.get("xfail", 0)
-    if ran == 0 and counts["skip"]:
+    unfinished = counts.get("not_run", 0)
+    if ran == 0 and counts["skip"] and not unfinished:
         return "not implemented"
-    text = f"{counts['pass']}/{ran + counts['skip']}"
-    bad = [f"{counts.get(s, 0)} {s}" for s in ("fail", "error", "xfail", "skip") if counts.get(s)]
+    text = f"{counts['pass']}/{ran + counts['skip'] + unfinished}"
+    bad = [
+        f"{counts.get(s, 0)} {s}"
+        for s in ("fail", "error", "xfail", "skip", "not_run")
+        if counts.get(s)
+    ]
     return text + (" (" + ", ".join(bad) + ")" if bad else " ok")
 
 
@@ -94,7 +100,7 @@ def render_table(doc: Mapping[str, Any]) -> str:
     header = ["domain", "cases", *platforms]
     rows = [header]
     for domain, row in matrix.items():
-        empty = dict.fromkeys(STATUSES, 0)
+        empty: dict[str, int] = dict.fromkeys(STATUSES, 0)
         rows.append(
             [domain, str(cases.get(domain, 0)), *(_cell(row.get(p, empty)) for p in platforms)]
         )
@@ -181,16 +187,68 @@ def render_problem(
     return "\n".join(lines)
 
 
+def _platform_messages(summary: Mapping[str, Any]) -> dict[tuple[str, str], str]:
+    """(platform, message) -> why: the messages a platform gives many cases at once."""
+    shared = {}
+    for name, info in summary["platforms"].items():
+        if info.get("failure"):
+            shared[(name, info["failure"])] = "unavailable"
+        if info.get("broken"):
+            shared[(name, info["broken"])] = "broken"
+    return shared
+
+
+def _render_shared(platform: str, message: str, results: Sequence[Mapping[str, Any]]) -> str:
+    """Cases that failed for one platform-level reason: one block, not one per case."""
+    names = [f"{r['domain']}::{r['case']}" for r in results]
+    listed = ", ".join(names[:5]) + (f", … ({len(names) - 5} more)" if len(names) > 5 else "")
+    return f"ERROR {len(results)} case(s) [{platform}]\n  {bound(message)}\n  cases: {listed}"
+
+
+def _render_platform(name: str, info: Mapping[str, Any]) -> list[str]:
+    """The platform's line, then what went wrong with it as a whole (bounded, escaped)."""
+    if "failure" in info:
+        lines = [f"  {name}: UNAVAILABLE: {bound(info['failure'])}"]
+        if info.get("detail"):
+            lines.append("    stderr:")
+            lines.extend(
+                "      " + bound(line) for line in info["detail"].rstrip().splitlines()[-15:]
+            )
+        return lines
+    lines = [
+        f"  {name}: {bound(info['implementation'], 200)} {bound(info['version'], 200)}"
+        f" ({bound(info['language'], 200)})"
+        + (f" commit {bound(info['commit'], 200)}" if info.get("commit") else "")
+    ]
+    if info.get("broken"):
+        lines.append(f"    BROKEN: {bound(info['broken'])}")
+    for p in info.get("problems", []):
+        lines.append(f"    PROBLEM ({bound(p['kind'], 200)}): {bound(p['message'])}")
+        lines.extend("      " + bound(line) for line in p.get("detail", "").splitlines()[:5])
+    return lines
+
+
 def render_text(doc: Mapping[str, Any], max_problems: int = 50) -> str:
     summary = doc["summary"]
-    problems = [r for r in doc["results"] if r["status"] in ("fail", "error")]
-    parts = []
     cases = doc.get("cases", {})
     from ._clusters import clusters, render_clusters  # imports this module
 
+    parts = []
     by_cause = render_clusters(clusters(doc["results"], cases))
     if by_cause:
         parts.append(by_cause)
+    shared_messages = _platform_messages(summary)
+    shared: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
+    problems = []
+    for r in doc["results"]:
+        if r["status"] not in ("fail", "error"):
+            continue
+        key = (r["platform"], r.get("message", ""))
+        if r["status"] == "error" and key in shared_messages:
+            shared[key].append(r)
+        else:
+            problems.append(r)
+    parts.extend(_render_shared(p, m, rs) for (p, m), rs in shared.items())
     for r in problems[:max_problems]:
         info = cases.get(case_key(r["domain"], r["case"]))
         parts.append(render_problem(r, r.get("input"), case_info=info))
@@ -198,22 +256,20 @@ def render_text(doc: Mapping[str, Any], max_problems: int = 50) -> str:
         parts.append(f"… {len(problems) - max_problems} more problems (see the full report)")
     parts.append(render_table(doc))
     platform_lines = [
-        f"  {name}: {info['implementation']} {info['version']} ({info['language']})"
-        + (f" commit {info['commit']}" if info.get("commit") else "")
-        if "failure" not in info
-        else f"  {name}: UNAVAILABLE: {info['failure']}"
-        for name, info in summary["platforms"].items()
+        line for name, info in summary["platforms"].items() for line in _render_platform(name, info)
     ]
     if platform_lines:
         parts.append("platforms:\n" + "\n".join(platform_lines))
     parts.extend(_gate_sections(doc))
-    verdict = "DIVERGED" if summary["diverged"] else "OK"
-    if not summary["diverged"] and summary.get("expectations", {}).get("problems"):
+    unfinished = summary.get("not_run", 0)
+    verdict = "INTERRUPTED" if unfinished else "DIVERGED" if summary["diverged"] else "OK"
+    if verdict == "OK" and summary.get("expectations", {}).get("problems"):
         verdict = "GATE FAILED"
     xfail = f", {summary['xfail']} xfail" if summary.get("xfail") else ""
     parts.append(
         f"{verdict}: {summary['total']} results: {summary['pass']} pass, {summary['fail']} fail, "
         f"{summary['error']} error, {summary['skip']} skip{xfail}"
+        + (f", {unfinished} not run" if unfinished else "")
     )
     return "\n\n".join(parts)
 

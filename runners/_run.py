@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import json
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from adapters.protocol import Adapter, Implementation, Request, Response, crash
+from adapters.protocol import (
+    Adapter,
+    Implementation,
+    PlatformUnavailable,
+    Request,
+    Response,
+    crash,
+)
 
 from ._outcomes import Judgement, Outcome
 from ._schemas import input_problem
@@ -32,15 +39,26 @@ class StartedPlatform:
 def start_platform(
     name: str, adapter_or_factory: Adapter | Callable[[], Adapter]
 ) -> StartedPlatform:
-    """Create (given a factory) and start one platform; a failure is recorded, never raised."""
+    """Create (given a factory) and start one platform; a failure is recorded, never raised.
+
+    ``PlatformUnavailable`` is the one way a platform says it cannot run: the
+    failure is recorded once for the platform, with its stderr as ``detail``.
+    Anything else raised is a bug in the adapter, recorded with its traceback.
+    """
     try:
         adapter = (
             adapter_or_factory if isinstance(adapter_or_factory, Adapter) else adapter_or_factory()
         )
         return StartedPlatform(name, adapter, adapter.start())
-    except Exception as e:  # reported on every case of this platform
+    except PlatformUnavailable as e:
+        return StartedPlatform(name, None, None, f"{name} did not start: {e}", e.detail or None)
+    except Exception as e:  # an adapter bug must not lose the run either
         return StartedPlatform(
-            name, None, None, f"{name} did not start: {e}", traceback.format_exc()
+            name,
+            None,
+            None,
+            f"{name} adapter raised {type(e).__name__} in start(): {e}",
+            traceback.format_exc(),
         )
 
 
@@ -55,6 +73,7 @@ def run_cases(
     name = platform.name
     if platform.implementation is None or platform.adapter is None:
         return [
+            # The failure and its stderr are reported once, with the platform.
             Outcome(
                 c.domain,
                 c.id,
@@ -62,7 +81,6 @@ def run_cases(
                 name,
                 "error",
                 message=platform.failure,
-                detail=platform.detail,
                 input=c.input,
             )
             for c in cases
@@ -82,11 +100,27 @@ def run_cases(
     # (request id, its case's judgement, variant, the crash if it was not sent)
     pending: list[tuple[str, Judgement, str | None, Response | None]] = []
     size = 0
+    # Per judgement: requests made (known once its variants are all expanded), and answered.
+    made: dict[int, int] = {}
+    answered: dict[int, int] = {}
 
     def flush() -> None:
-        responses = _run_batch(adapter, name, batch)
+        try:
+            responses = _run_batch(adapter, name, batch)
+        except BaseException as exc:  # interrupted (a signal): keep the cases fully answered
+            partial = {r["id"]: r for r in getattr(exc, "answered", [])}
+            for request_id, judgement, variant, refused in pending:
+                response = refused or partial.get(request_id)
+                if response is not None:
+                    judgement.add(variant, response)
+                    answered[id(judgement)] = answered.get(id(judgement), 0) + 1
+            exc.outcomes = [  # type: ignore[attr-defined]
+                j.outcome() for j in judgements if made.get(id(j)) == answered.get(id(j), 0)
+            ]
+            raise
         for request_id, judgement, variant, refused in pending:
             judgement.add(variant, refused or responses[request_id])
+            answered[id(judgement)] = answered.get(id(judgement), 0) + 1
         batch.clear()
         pending.clear()
 
@@ -110,6 +144,7 @@ def run_cases(
             if size >= BATCH_BYTES:
                 flush()
                 size = 0
+        made[id(judgement)] = index + 1
     if pending:
         flush()
     return [judgement.outcome() for judgement in judgements]
@@ -148,24 +183,47 @@ def _run_batch(adapter: Adapter, name: str, batch: list[Request]) -> dict[str, R
     return by_id
 
 
-def run_matrix(
-    files: Iterable[VectorFile],
-    platforms: Sequence[StartedPlatform],
-    on_outcomes: Callable[[list[Outcome]], None] | None = None,
-) -> list[Outcome]:
-    """Every case of every file on every platform, in file order then platform order.
-
-    ``on_outcomes`` is told each batch's outcomes as they are judged (a progress bar).
-    """
-    outcomes: list[Outcome] = []
-    files = list(files)
+def iter_matrix(
+    files: Sequence[VectorFile], platforms: Sequence[StartedPlatform]
+) -> Iterator[Outcome]:
+    """Every case of every file on every platform, one batch (file x platform) at a time."""
     for platform in platforms:
         for vector_file in files:
-            batch = run_cases(platform, vector_file, vector_file.cases)
-            outcomes.extend(batch)
-            if on_outcomes is not None:
-                on_outcomes(batch)
+            yield from run_cases(platform, vector_file, vector_file.cases)
+
+
+def not_run(
+    files: Sequence[VectorFile], platforms: Sequence[StartedPlatform], done: Iterable[Outcome]
+) -> list[Outcome]:
+    """An outcome ``not_run`` for every (case, platform) of the matrix missing from ``done``."""
+    seen = {(o.domain, o.case, o.platform) for o in done}
+    return [
+        Outcome(
+            c.domain,
+            c.id,
+            c.content_hash(),
+            p.name,
+            "not_run",
+            message="the run was interrupted",
+            input=c.input,
+        )
+        for p in platforms
+        for vf in files
+        for c in vf.cases
+        if (c.domain, c.id, p.name) not in seen
+    ]
+
+
+def in_matrix_order(
+    outcomes: Iterable[Outcome], files: Sequence[VectorFile], platforms: Sequence[StartedPlatform]
+) -> list[Outcome]:
+    """File order, then platform order (a stable sort: cases keep their file order)."""
     order = {p.name: i for i, p in enumerate(platforms)}
     file_order = {vf.domain: i for i, vf in enumerate(files)}
-    outcomes.sort(key=lambda o: (file_order.get(o.domain, 0), order[o.platform]))
-    return outcomes
+    return sorted(outcomes, key=lambda o: (file_order.get(o.domain, 0), order[o.platform]))
+
+
+def run_matrix(files: Iterable[VectorFile], platforms: Sequence[StartedPlatform]) -> list[Outcome]:
+    """Every case of every file on every platform, in file order then platform order."""
+    files = list(files)
+    return in_matrix_order(iter_matrix(files, platforms), files, platforms)

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import signal
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +30,7 @@ import pytest
 from . import _args, _expectations
 from ._gate import in_shard
 from ._outcomes import Outcome
-from ._platforms import DEFAULT_CASE_TIMEOUT, factories, stop_all
+from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, stop_all
 from ._report import render_problem
 from ._run import StartedPlatform, run_cases, start_platform
 from ._schemas import extra_schema_dirs
@@ -49,7 +51,9 @@ class PlatformPool:
 
     def __init__(self, config: pytest.Config) -> None:
         opt = config.option
-        self.chosen = dict(factories(opt.hc_platforms, opt.hc_workers, opt.hc_case_timeout))
+        self.chosen = dict(
+            factories(opt.hc_platforms, opt.hc_workers, opt.hc_case_timeout, opt.hc_in_process)
+        )
         self.started: dict[str, StartedPlatform] = {}
 
     def get(self, name: str) -> StartedPlatform:
@@ -113,8 +117,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=DEFAULT_CASE_TIMEOUT,
         dest="hc_case_timeout",
         metavar="SECONDS",
-        help="per-case timeout for worker platforms",
+        help="per-case timeout, every platform but --in-process ones",
     )
+    _in_process_option(group)
     _expectation_options(parser)
 
 
@@ -180,16 +185,65 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     return 2
 
 
+def _in_process_option(group: pytest.OptionGroup) -> None:
+    group.addoption(
+        "--in-process",
+        action="store_true",
+        default=False,
+        dest="hc_in_process",
+        help="run python and rust inside the test process, for debugging (no timeout or crash "
+        "isolation; same as HANZO_CONFORMANCE_IN_PROCESS=1)",
+    )
+
+
+def _interrupt(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def _restore_sigterm() -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_POOL] = PlatformPool(config)
     config.stash[_CASE_OWNERS] = {}
     for name in config.stash[_POOL].chosen:
         _register_marker(config, platform_marker(name), f"cases run on the {name} platform")
+    # Workers run in sessions of their own, so a SIGTERM to pytest's process group does not
+    # reach them: let SIGTERM end the session like Ctrl-C, which stops them (unconfigure).
+    if (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    ):
+        signal.signal(signal.SIGTERM, _interrupt)
+        config.add_cleanup(_restore_sigterm)
     cleanup = config.stash[_CLEANUP] = contextlib.ExitStack()
     cleanup.enter_context(extra_schema_dirs([Path(d) for d in config.option.hc_schemas]))
     # --vectors paths are collected like paths given on the command line.
     config.args.extend(str(Path(p)) for p in config.option.hc_vectors)
     _expectations.configure(config)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """Platform-level records, shown once: start failures (with stderr), cutoffs, problems."""
+    pool = config.stash.get(_POOL, None)
+    if pool is None:
+        return
+    lines = []
+    for name, platform in pool.started.items():
+        info = describe(platform)
+        if "failure" in info:
+            lines.append(f"{name}: UNAVAILABLE: {info['failure']}")
+            lines.extend("    " + line for line in info.get("detail", "").splitlines()[-15:])
+        if "broken" in info:
+            lines.append(f"{name}: BROKEN: {info['broken']}")
+        for p in info.get("problems", []):
+            lines.append(f"{name}: PROBLEM ({p['kind']}): {p['message']}")
+            lines.extend("    " + line for line in p["detail"].splitlines()[:5])
+    if lines:
+        terminalreporter.write_sep("=", "hanzo-conformance platforms")
+        for line in lines:
+            terminalreporter.write_line(line)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
