@@ -40,11 +40,18 @@ class Implementation:
     version: str
     language: str
     domains: frozenset[str] = field(default_factory=frozenset)
+    commit: str | None = None  # what it was built from, when it knows (reports record it)
 
     @classmethod
     def from_json(cls, info: dict[str, Any]) -> Implementation:
         """From the ``implementation`` object a worker or the extension reports."""
-        return cls(info["name"], info["version"], info["language"], frozenset(info["domains"]))
+        return cls(
+            info["name"],
+            info["version"],
+            info["language"],
+            frozenset(info["domains"]),
+            info.get("commit"),
+        )
 
 
 class Request(TypedDict):

@@ -9,20 +9,29 @@ import signal
 import sys
 import threading
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from jsonschema.exceptions import best_match
-
 from adapters.served import IN_PROCESS_ENV
 
+from . import _args
 from ._format import canonical
+from ._gate import EXIT_USAGE, exit_code, finish, shard_files
+from ._history import render_history
+from ._html import render_html
+from ._ledger import ledger_from_results, ledger_text, load_ledger
+from ._markdown import render_markdown
+from ._meta import run_metadata
 from ._outcomes import Outcome
+from ._output import check_writable, write_results
 from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, stop_all
-from ._report import document, render_text
+from ._progress import Progress
+from ._progress import wanted as progress_wanted
+from ._report import case_records, document, render_text
+from ._results_file import read_results
 from ._run import StartedPlatform, in_matrix_order, iter_matrix, not_run, start_platform
-from ._schemas import extra_schema_dirs, pointer, results_validator
+from ._schemas import extra_schema_dirs
 from ._vectors import VECTORS_DIR, VectorFile, load_vectors, vector_paths
 from .exceptions import HarnessError, VectorFileError
 
@@ -116,12 +125,15 @@ def _signals(handler: Any) -> Iterator[None]:
 
 
 def _run_interruptibly(
-    files: list[VectorFile], chosen: Sequence[tuple[str, Any]]
+    files: list[VectorFile],
+    chosen: Sequence[tuple[str, Any]],
+    on_outcome: Callable[[list[Outcome]], None] | None = None,
 ) -> tuple[list[Outcome], list[StartedPlatform], int | None]:
     """Run the matrix; on SIGINT/SIGTERM stop the workers and keep what finished.
 
     Returns the outcomes (unfinished cases as ``not_run``), the platforms, and the
-    exit status the signal asks for (130, 143) or None.
+    exit status the signal asks for (130, 143) or None. ``on_outcome`` is told each
+    outcome as it is judged (the progress bar).
     """
     outcomes: list[Outcome] = []
     platforms: list[StartedPlatform] = []
@@ -130,7 +142,10 @@ def _run_interruptibly(
         try:
             for name, factory in chosen:
                 platforms.append(start_platform(name, factory))
-            outcomes.extend(iter_matrix(files, platforms))
+            for outcome in iter_matrix(files, platforms):
+                outcomes.append(outcome)
+                if on_outcome is not None:
+                    on_outcome([outcome])
         except Interrupted as e:
             interrupted = e.code
             outcomes.extend(getattr(e, "outcomes", []))  # the cut batch's finished cases
@@ -143,53 +158,168 @@ def _run_interruptibly(
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    files = _load(args)
+    output = Path(args.output) if args.output else None
+    if output is not None:
+        check_writable(output)  # before anything runs: a typo never costs a run
+    all_files = _load(args)
+    ledgers = [load_ledger(Path(p)) for p in args.expectations]
+    files = shard_files(all_files, args.shard) if args.shard else all_files
     chosen = factories(args.platform, args.worker, args.case_timeout, args.in_process)
-    outcomes, platforms, interrupted = _run_interruptibly(files, chosen)
-    doc = document([o.to_json() for o in outcomes], {p.name: describe(p) for p in platforms})
+    progress = _progress_bar(args, files, len(chosen))
+    # After the run, building the report and writing it are not interrupted: a second
+    # Ctrl-C must not lose the results (the run installs its own handler inside).
     with _signals(signal.SIG_IGN):
-        if args.format == "json":
-            text = json.dumps(doc, indent=2, ensure_ascii=False)
-        else:
-            text = render_text(doc, max_problems=args.max_problems)
-        if args.output:
-            # backslashreplace: a lone surrogate left in a message becomes a JSON \u escape.
-            try:
-                Path(args.output).write_text(
-                    text + "\n", encoding="utf-8", errors="backslashreplace"
-                )
-            except OSError as e:
-                raise HarnessError(f"cannot write --output {args.output}: {e.strerror or e}") from e
-            if args.format == "json":
-                print(render_text(doc, max_problems=args.max_problems))
-        else:
-            print(text)
-        sys.stdout.flush()
-    if interrupted is not None:
-        return interrupted
-    return 1 if doc["summary"]["diverged"] else 0
-
-
-def _read_results(path: Path) -> Any:
-    """A saved results document; HarnessError naming the file if it is not one."""
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        error = best_match(results_validator().iter_errors(doc))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
-        raise HarnessError(f"{path}: cannot read a results document: {e}") from e
-    if error is not None:
-        where = pointer(error.absolute_path) or "(root)"
-        raise HarnessError(
-            f"{path}: not a results document (schemas/results.schema.json) at {where}: "
-            + error.message[:300]
+        try:
+            outcomes, platforms, interrupted = _run_interruptibly(
+                files, chosen, progress.update if progress else None
+            )
+        finally:
+            if progress:
+                progress.close()
+        doc = document(
+            [o.to_json() for o in outcomes],
+            {p.name: describe(p) for p in platforms},
+            case_records(files),
         )
-    return doc
+        doc["summary"]["run"] = run_metadata(all_files)
+        if args.shard:
+            doc["summary"]["run"]["shard"] = f"{args.shard[0]}/{args.shard[1]}"
+        finish(doc, ledgers, all_files)  # not_run cases are never stale ledger entries
+        code = _report_run(args, doc, output)
+    return interrupted if interrupted is not None else code
+
+
+def _report_run(args: argparse.Namespace, doc: dict[str, Any], output: Path | None) -> int:
+    """Print the run's report and write ``--output``; the exit code (before any signal's)."""
+    table = render_text(doc, max_problems=args.max_problems)
+    code = exit_code(doc)
+    if output is None:
+        print(json.dumps(doc, indent=2, ensure_ascii=False) if args.format == "json" else table)
+        sys.stdout.flush()
+        return code
+    if args.format == "json":
+        text = json.dumps(doc, indent=2, ensure_ascii=False)
+    else:  # the file is the full report: every problem
+        text = render_text(doc, max_problems=len(doc["results"]))
+    failure = write_results(output, text + "\n")
+    print(table)
+    if failure:
+        print(failure, file=sys.stderr)
+        sys.stdout.flush()
+        return EXIT_USAGE
+    print(f"\nfull {'results' if args.format == 'json' else 'report'} written to {output}")
+    sys.stdout.flush()
+    return code
+
+
+def _progress_bar(
+    args: argparse.Namespace, files: list[VectorFile], platforms: int
+) -> Progress | None:
+    if not progress_wanted(sys.stderr, args.quiet):
+        return None
+    total = sum(len(vf.cases) for vf in files) * platforms
+    return Progress(total)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    doc = _read_results(Path(args.results))
-    print(render_text(doc, max_problems=args.max_problems))
-    return 1 if doc["summary"]["diverged"] else 0
+    output = Path(args.output) if args.output else None
+    if output is not None:
+        check_writable(output)
+    doc = read_results(Path(args.results))
+    text = render_report(doc, args.format, args.max_problems)
+    if output is None:
+        print(text)
+        return exit_code(doc)
+    failure = write_results(output, text if text.endswith("\n") else text + "\n")
+    if failure:
+        print(failure, file=sys.stderr)
+        return EXIT_USAGE
+    print(f"{args.format} report written to {output}")
+    return exit_code(doc)
+
+
+def render_report(doc: dict[str, Any], fmt: str, max_problems: int) -> str:
+    if fmt == "markdown":
+        return render_markdown(doc)
+    if fmt == "html":
+        return render_html(doc)
+    return render_text(doc, max_problems=max_problems)
+
+
+def report_options(p: argparse.ArgumentParser) -> None:
+    """report's formats (issue 9): text, Markdown (PR comment, step summary), HTML (one file)."""
+    p.add_argument("--format", choices=("text", "markdown", "html"), default="text")
+    p.add_argument("--output", metavar="FILE", help="write the report here instead of stdout")
+
+
+def cmd_expectations(args: argparse.Namespace) -> int:
+    """Write (or rewrite) a platform's ledger from a run's results, for a maintainer to review."""
+    doc = read_results(Path(args.results))
+    target = Path(args.update)
+    previous = load_ledger(target) if target.exists() else None
+    platform = args.platform or (previous.platform if previous else None)
+    if platform is None:
+        names = [p for p in doc["summary"]["platforms"] if p != "python"]
+        if len(names) != 1:
+            raise HarnessError("say which platform's ledger to write: --platform NAME")
+        platform = names[0]
+    if platform not in doc["summary"]["platforms"]:
+        raise HarnessError(f"{args.results} has no results for platform {platform!r}")
+    ledger = ledger_from_results(doc, platform, previous)
+    check_writable(target)
+    target.write_text(ledger_text(ledger), encoding="utf-8")
+    clusters = sum("cluster" in e for e in ledger["entries"])
+    print(
+        f"wrote {target}: {len(ledger['entries'])} entries for {platform} "
+        f"({clusters} cluster entries); review each reason, link and owner"
+    )
+    return 0
+
+
+def gate_options(p: argparse.ArgumentParser) -> None:
+    """run's ledger, sharding and progress options (issue 9)."""
+    p.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress bar (it is off in CI anyway)"
+    )
+    p.add_argument(
+        "--expectations",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a platform's expectations ledger: recorded divergences are xfail (repeatable)",
+    )
+    p.add_argument(
+        "--shard",
+        type=_args.shard,
+        metavar="I/N",
+        help="run only shard I of N (cases split deterministically by id)",
+    )
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    docs = [(path, read_results(Path(path))) for path in args.results]
+    print(render_history(docs))
+    return 0
+
+
+def history_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "history", help="which cases changed status across several saved runs (oldest first)"
+    )
+    p.add_argument("results", nargs="+", metavar="FILE", help="`run --format json` results")
+    p.set_defaults(func=cmd_history)
+
+
+def expectations_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "expectations", help="write a platform's expectations ledger from a run's results"
+    )
+    p.add_argument("--update", required=True, metavar="LEDGER", help="the ledger file to write")
+    p.add_argument(
+        "--results", required=True, metavar="FILE", help="a `run --format json` results file"
+    )
+    p.add_argument("--platform", help="whose ledger (default: the ledger's, or the only one)")
+    p.set_defaults(func=cmd_expectations)
 
 
 def _in_process_option(p: argparse.ArgumentParser) -> None:
@@ -324,12 +454,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--worker",
         action="append",
         default=[],
+        type=_args.worker_spec,
         metavar="NAME=COMMAND",
-        help="add an out-of-process platform speaking docs/protocol.md",
+        help="add an out-of-process platform speaking docs/protocol.md (a new name; "
+        "COMMAND is split shell-like, not run by a shell)",
     )
     p.add_argument(
         "--case-timeout",
-        type=float,
+        type=_args.positive_seconds,
         default=DEFAULT_CASE_TIMEOUT,
         metavar="SECONDS",
         help=f"per-case timeout, all but --in-process platforms (default {DEFAULT_CASE_TIMEOUT})",
@@ -342,20 +474,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the report here (with --format json, the table is still printed)",
     )
     p.add_argument(
-        "--max-problems", type=int, default=50, help="failures shown in full (default 50)"
+        "--max-problems",
+        type=_args.non_negative_int,
+        default=10,
+        help="failures printed in full (default 10; the --output report has all)",
     )
+    gate_options(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("report", help="render a saved --format json result file")
     p.add_argument("results", metavar="FILE")
-    p.add_argument("--max-problems", type=int, default=50)
+    p.add_argument("--max-problems", type=_args.non_negative_int, default=50)
+    report_options(p)
     p.set_defaults(func=cmd_report)
     add_generate_parsers(sub)
+    expectations_parser(sub)
+    history_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _args.check_unique_workers(parser, getattr(args, "worker", []))
     # A lone surrogate in a message must not turn a finished run into an encoding error.
     with contextlib.suppress(AttributeError, ValueError):
         sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]

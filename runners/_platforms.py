@@ -69,6 +69,9 @@ def describe(platform: StartedPlatform) -> dict[str, Any]:
         "language": impl.language,
         "domains": sorted(impl.domains),
     }
+    commit = impl.commit or _builtin_commit(platform.name)
+    if commit:
+        info["commit"] = commit
     # Worker platforms: protocol problems that were no case's fault, and the cutoff.
     problems = getattr(platform.adapter, "problems", None)
     if problems:
@@ -77,6 +80,13 @@ def describe(platform: StartedPlatform) -> dict[str, Any]:
     if broken:
         info["broken"] = broken
     return info
+
+
+def _builtin_commit(name: str) -> str | None:
+    """A built-in platform is built from this checkout: its commit is the checkout's."""
+    from ._meta import git_commit
+
+    return git_commit() if name in registry.BUILTIN else None
 
 
 def stop_all(platforms: Sequence[StartedPlatform]) -> None:

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-STATUSES = ("pass", "fail", "error", "skip", "not_run")
+from ._textsafe import bound, shown
+
+# xfail: a divergence an expectations ledger records (runners/_ledger.py), never a pass.
+# not_run: a case an interrupted run never finished (runners/_cli.py).
+STATUSES = ("pass", "fail", "error", "skip", "xfail", "not_run")
 
 
 def summarize(
@@ -36,18 +40,51 @@ def summarize(
 
 
 def document(
-    results: Sequence[Mapping[str, Any]], platforms: Mapping[str, Mapping[str, Any]]
+    results: Sequence[Mapping[str, Any]],
+    platforms: Mapping[str, Mapping[str, Any]],
+    cases: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    return {"summary": summarize(results, platforms), "results": list(results)}
+    """The results document; ``cases`` (see ``case_records``) lets a saved run show inputs."""
+    doc: dict[str, Any] = {"summary": summarize(results, platforms), "results": list(results)}
+    if cases is not None:
+        doc["cases"] = dict(cases)
+    return doc
+
+
+def case_key(domain: str, case: str) -> str:
+    return f"{domain}::{case}"
+
+
+def case_records(files: Iterable[Any]) -> dict[str, dict[str, Any]]:
+    """Each case's description, clauses, tags, input and expectation, by ``domain::id``."""
+    records = {}
+    for vf in files:
+        for c in vf.cases:
+            record: dict[str, Any] = {
+                "description": c.description,
+                "clauses": list(c.clauses),
+                "tags": list(c.tags),
+                "input": c.input,
+            }
+            if c.expects_error:
+                record["error"] = c.error
+            else:
+                record["expected"] = c.expected
+            records[case_key(vf.domain, c.id)] = record
+    return records
 
 
 def _cell(counts: Mapping[str, int]) -> str:
-    ran = counts["pass"] + counts["fail"] + counts["error"]
+    ran = counts["pass"] + counts["fail"] + counts["error"] + counts.get("xfail", 0)
     unfinished = counts.get("not_run", 0)
     if ran == 0 and counts["skip"] and not unfinished:
         return "not implemented"
     text = f"{counts['pass']}/{ran + counts['skip'] + unfinished}"
-    bad = [f"{counts.get(s, 0)} {s}" for s in ("fail", "error", "skip", "not_run") if counts.get(s)]
+    bad = [
+        f"{counts.get(s, 0)} {s}"
+        for s in ("fail", "error", "xfail", "skip", "not_run")
+        if counts.get(s)
+    ]
     return text + (" (" + ", ".join(bad) + ")" if bad else " ok")
 
 
@@ -73,11 +110,6 @@ def render_table(doc: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _short(value: Any, limit: int = 160) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _group_by_value(
     diffs: Sequence[Mapping[str, Any]],
 ) -> list[tuple[Mapping[str, Any], list[str | None]]]:
@@ -91,6 +123,16 @@ def _group_by_value(
     return list(groups.values())
 
 
+def _group_schema_errors(
+    errors: Sequence[Mapping[str, Any]],
+) -> list[tuple[Mapping[str, Any], list[str | None]]]:
+    """The same schema violation on several chunkings is shown once, like a difference."""
+    groups: dict[tuple[str, str], tuple[Mapping[str, Any], list[str | None]]] = {}
+    for s in errors:
+        groups.setdefault((s["pointer"], s["message"]), (s, []))[1].append(s.get("variant"))
+    return list(groups.values())
+
+
 def _chunkings(variants: list[str | None]) -> str:
     named = [v for v in variants if v is not None]
     if not named:
@@ -101,29 +143,47 @@ def _chunkings(variants: list[str | None]) -> str:
     return f"  [chunking{'s' if len(named) > 1 else ''} {listed}]"
 
 
-def render_problem(result: Mapping[str, Any], case_input: Any = None, limit: int = 20) -> str:
-    """One failing or erroring result: the case, the input, and each differing pointer."""
+def render_problem(
+    result: Mapping[str, Any],
+    case_input: Any = None,
+    limit: int = 20,
+    case_info: Mapping[str, Any] | None = None,
+) -> str:
+    """One failing or erroring result: the case, why it exists, its input, each difference.
+
+    Every value is bounded and has its invisible characters escaped (``_textsafe``).
+    """
     head = f"{result['status'].upper()} {result['domain']}::{result['case']} [{result['platform']}]"
     lines = [head]
+    info = case_info or {}
+    if info.get("description"):
+        lines.append(f"  why: {bound(info['description'])}")
+    if info.get("clauses"):
+        lines.append(f"  clauses: {', '.join(info['clauses'])}")
+    if case_input is None:
+        case_input = info.get("input")
     if case_input is not None:
-        lines.append(f"  input: {_short(case_input, 400)}")
+        lines.append(f"  input: {shown(case_input)}")
     if result.get("message"):
-        lines.append(f"  {result['message']}")
+        lines.append(f"  {bound(result['message'])}")
     groups = _group_by_value(result.get("diff", []))
     for d, variants in groups[:limit]:
-        where = (d["pointer"] or "(whole output)") + _chunkings(variants)
-        expected = _short(d["expected"]) if "expected" in d else "(absent)"
-        actual = _short(d["actual"]) if "actual" in d else "(absent)"
+        where = bound(d["pointer"] or "(whole output)", 200) + _chunkings(variants)
+        expected = shown(d["expected"]) if "expected" in d else "(absent)"
+        actual = shown(d["actual"]) if "actual" in d else "(absent)"
         lines.append(f"  {where}: expected {expected}, actual {actual}")
     if len(groups) > limit:
         lines.append(f"  … and {len(groups) - limit} more differences")
-    for s in result.get("schema_errors", [])[:limit]:
-        suffix = f"  [chunking {s['variant']}]" if "variant" in s else ""
-        lines.append(f"  output schema: {s['pointer'] or '(root)'}: {s['message']}{suffix}")
+    schema_groups = _group_schema_errors(result.get("schema_errors", []))
+    for s, variants in schema_groups[:limit]:
+        where = bound(s["pointer"] or "(root)", 200)
+        lines.append(f"  output schema: {where}: {bound(s['message'])}{_chunkings(variants)}")
+    if len(schema_groups) > limit:
+        lines.append(f"  … and {len(schema_groups) - limit} more schema violations")
     if result.get("detail"):
         tail = result["detail"].rstrip().splitlines()[-15:]
         lines.append("  detail:")
-        lines.extend("    " + line for line in tail)
+        lines.extend("    " + bound(line) for line in tail)
     return "\n".join(lines)
 
 
@@ -142,27 +202,41 @@ def _render_shared(platform: str, message: str, results: Sequence[Mapping[str, A
     """Cases that failed for one platform-level reason: one block, not one per case."""
     names = [f"{r['domain']}::{r['case']}" for r in results]
     listed = ", ".join(names[:5]) + (f", … ({len(names) - 5} more)" if len(names) > 5 else "")
-    return f"ERROR {len(results)} case(s) [{platform}]\n  {message}\n  cases: {listed}"
+    return f"ERROR {len(results)} case(s) [{platform}]\n  {bound(message)}\n  cases: {listed}"
 
 
 def _render_platform(name: str, info: Mapping[str, Any]) -> list[str]:
+    """The platform's line, then what went wrong with it as a whole (bounded, escaped)."""
     if "failure" in info:
-        lines = [f"  {name}: UNAVAILABLE: {info['failure']}"]
+        lines = [f"  {name}: UNAVAILABLE: {bound(info['failure'])}"]
         if info.get("detail"):
             lines.append("    stderr:")
-            lines.extend("      " + line for line in info["detail"].rstrip().splitlines()[-15:])
+            lines.extend(
+                "      " + bound(line) for line in info["detail"].rstrip().splitlines()[-15:]
+            )
         return lines
-    lines = [f"  {name}: {info['implementation']} {info['version']} ({info['language']})"]
+    lines = [
+        f"  {name}: {bound(info['implementation'], 200)} {bound(info['version'], 200)}"
+        f" ({bound(info['language'], 200)})"
+        + (f" commit {bound(info['commit'], 200)}" if info.get("commit") else "")
+    ]
     if info.get("broken"):
-        lines.append(f"    BROKEN: {info['broken']}")
+        lines.append(f"    BROKEN: {bound(info['broken'])}")
     for p in info.get("problems", []):
-        lines.append(f"    PROBLEM ({p['kind']}): {p['message']}")
-        lines.extend("      " + line for line in p.get("detail", "").splitlines()[:5])
+        lines.append(f"    PROBLEM ({bound(p['kind'], 200)}): {bound(p['message'])}")
+        lines.extend("      " + bound(line) for line in p.get("detail", "").splitlines()[:5])
     return lines
 
 
 def render_text(doc: Mapping[str, Any], max_problems: int = 50) -> str:
     summary = doc["summary"]
+    cases = doc.get("cases", {})
+    from ._clusters import clusters, render_clusters  # imports this module
+
+    parts = []
+    by_cause = render_clusters(clusters(doc["results"], cases))
+    if by_cause:
+        parts.append(by_cause)
     shared_messages = _platform_messages(summary)
     shared: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
     problems = []
@@ -174,22 +248,51 @@ def render_text(doc: Mapping[str, Any], max_problems: int = 50) -> str:
             shared[key].append(r)
         else:
             problems.append(r)
-    parts = [_render_shared(p, m, rs) for (p, m), rs in shared.items()]
+    parts.extend(_render_shared(p, m, rs) for (p, m), rs in shared.items())
     for r in problems[:max_problems]:
-        parts.append(render_problem(r, r.get("input")))
+        info = cases.get(case_key(r["domain"], r["case"]))
+        parts.append(render_problem(r, r.get("input"), case_info=info))
     if len(problems) > max_problems:
-        parts.append(f"… {len(problems) - max_problems} more problems (see --format json)")
+        parts.append(f"… {len(problems) - max_problems} more problems (see the full report)")
     parts.append(render_table(doc))
     platform_lines = [
         line for name, info in summary["platforms"].items() for line in _render_platform(name, info)
     ]
     if platform_lines:
         parts.append("platforms:\n" + "\n".join(platform_lines))
+    parts.extend(_gate_sections(doc))
     unfinished = summary.get("not_run", 0)
     verdict = "INTERRUPTED" if unfinished else "DIVERGED" if summary["diverged"] else "OK"
+    if verdict == "OK" and summary.get("expectations", {}).get("problems"):
+        verdict = "GATE FAILED"
+    xfail = f", {summary['xfail']} xfail" if summary.get("xfail") else ""
     parts.append(
         f"{verdict}: {summary['total']} results: {summary['pass']} pass, {summary['fail']} fail, "
-        f"{summary['error']} error, {summary['skip']} skip"
+        f"{summary['error']} error, {summary['skip']} skip{xfail}"
         + (f", {unfinished} not run" if unfinished else "")
     )
     return "\n\n".join(parts)
+
+
+def _gate_sections(doc: Mapping[str, Any]) -> list[str]:
+    """Ledger problems, triage suspects and what the run can be reproduced from."""
+    summary = doc["summary"]
+    parts = []
+    problems = summary.get("expectations", {}).get("problems", [])
+    if problems:
+        lines = [f"expectations: {len(problems)} problem{'s' if len(problems) != 1 else ''}"]
+        lines.extend(f"  {p['kind'].upper()}: {bound(p['message'], 600)}" for p in problems)
+        parts.append("\n".join(lines))
+    suspects = summary.get("triage", [])
+    if suspects:
+        lines = ["triage (every other platform agrees; suspect the vector or the reference):"]
+        lines.extend(f"  {s['domain']}::{s['case']}: {bound(s['message'], 400)}" for s in suspects)
+        parts.append("\n".join(lines))
+    run = summary.get("run")
+    if run:
+        vectors = run["vectors"]
+        line = f"vectors {vectors['version']}"
+        if vectors.get("commit"):
+            line += f" (commit {vectors['commit']})"
+        parts.append(line + f", harness {run['harness'].get('version', '?')}")
+    return parts

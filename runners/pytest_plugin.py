@@ -16,8 +16,10 @@ markers ``platform_<platform>`` and ``domain_<domain>`` (select with ``-m``: unl
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from . import _args, _expectations
+from ._gate import in_shard
 from ._outcomes import Outcome
 from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, stop_all
 from ._report import render_problem
@@ -110,13 +114,75 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--case-timeout",
-        type=float,
         default=DEFAULT_CASE_TIMEOUT,
         dest="hc_case_timeout",
         metavar="SECONDS",
         help="per-case timeout, every platform but --in-process ones",
     )
     _in_process_option(group)
+    _expectation_options(parser)
+
+
+def _expectation_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("hanzo-conformance")
+    _expectations.add_option(group)
+    group.addoption(
+        "--shard",
+        dest="hc_shard",
+        metavar="I/N",
+        help="run only shard I of N of the vector cases (split as `hanzo-conformance run --shard`)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--shard I/N``: deselect the cases of other shards (harness tests always run)."""
+    if not config.option.hc_shard:
+        return
+    shard = _args.shard(config.option.hc_shard)
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
+    for item in items:
+        case = getattr(item, "case", None)
+        outside = isinstance(case, Case) and not in_shard(case.domain, case.id, shard)
+        (drop if outside else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+def _option_problem(config: pytest.Config) -> str | None:
+    """What is wrong with the plugin's options, checked as the CLI checks them."""
+    opt = config.option
+    try:
+        opt.hc_case_timeout = _args.positive_seconds(str(opt.hc_case_timeout))
+    except argparse.ArgumentTypeError as e:
+        return f"argument --case-timeout: {e}"
+    if opt.hc_shard:
+        try:
+            _args.shard(opt.hc_shard)
+        except argparse.ArgumentTypeError as e:
+            return f"argument --shard: {e}"
+    seen = set()
+    for spec in opt.hc_workers:
+        try:
+            _args.worker_spec(spec)
+        except argparse.ArgumentTypeError as e:
+            return f"argument --worker: {e}"
+        name = spec.partition("=")[0]
+        if name in seen:
+            return f"argument --worker: the name {name!r} is given twice"
+        seen.add(name)
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> int | None:
+    """Bad values exit 2 before anything runs, as in the CLI (README "Exit codes")."""
+    problem = _option_problem(config)
+    if problem is None:
+        return None
+    sys.stderr.write(f"hanzo-conformance: {problem}\n")
+    return 2
 
 
 def _in_process_option(group: pytest.OptionGroup) -> None:
@@ -155,6 +221,7 @@ def pytest_configure(config: pytest.Config) -> None:
     cleanup.enter_context(extra_schema_dirs([Path(d) for d in config.option.hc_schemas]))
     # --vectors paths are collected like paths given on the command line.
     config.args.extend(str(Path(p)) for p in config.option.hc_vectors)
+    _expectations.configure(config)
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
@@ -222,6 +289,9 @@ def _is_vector_file(config: pytest.Config, file_path: Path) -> bool:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    ledger = _expectations.collect_file(file_path, parent)
+    if ledger is not None:
+        return ledger
     if _is_vector_file(parent.config, file_path):
         return VectorFileNode.from_parent(parent, path=file_path)
     return None
@@ -297,6 +367,10 @@ class CaseItem(pytest.Item):
     def runtest(self) -> None:
         platform = self.config.stash[_POOL].get(self.platform)
         outcome = run_cases(platform, self.vector_file, [self.case])[0]
+        expected = _expectations.judge(self.config, outcome, self.case)
+        if expected is not None:
+            self.user_properties.append(("status", "xfail"))
+            pytest.xfail(expected)  # a recorded divergence: reported xfail, never a pass
         self.user_properties.append(("status", outcome.status))
         if outcome.status == "skip":
             # The platform lacks this domain: shown as a skip with the reason, never a pass.
@@ -307,8 +381,15 @@ class CaseItem(pytest.Item):
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
     ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, _expectations.LedgerProblem):
+            return str(excinfo.value)
         if isinstance(excinfo.value, CaseFailed):
-            return render_problem(excinfo.value.outcome.to_json(), self.case.input, limit=50)
+            return render_problem(
+                excinfo.value.outcome.to_json(),
+                self.case.input,
+                limit=50,
+                case_info={"description": self.case.description, "clauses": self.case.clauses},
+            )
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:

@@ -246,3 +246,19 @@ class StalePkcePairs(_OneDomainFault):
             challenge = "DwBzhbb51LfusnSGBa_hqYSgo7-j8BTQnip4TOnlzRo"  # S256 of 43 "A"s
             return {"id": request["id"], "output": {"verifier": verifier, "challenge": challenge}}
         return self.inner.run([request])[0]
+
+
+class Rewriter(_Wrapped):
+    """Rewrites every output with ``rewrite`` (tests that need one precise wrongness)."""
+
+    def __init__(self, name: str, rewrite: Callable[[Any], Any]) -> None:
+        super().__init__(name)
+        self.rewrite = rewrite
+
+    def run(self, requests: Sequence[Request]) -> list[Response]:
+        return [
+            {"id": r["id"], "output": self.rewrite(copy.deepcopy(r["output"]))}
+            if "output" in r
+            else r
+            for r in self.inner.run(requests)
+        ]

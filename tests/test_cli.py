@@ -86,7 +86,9 @@ def test_run_fails_on_a_liar_and_writes_the_exact_diff(capsys, write_vectors, tm
     assert doc["summary"]["fail"] == 1 and doc["summary"]["pass"] == 1
     (bad,) = [r for r in doc["results"] if r["status"] == "fail"]
     assert bad["domain"] == "sse-frames" and bad["case"] == "hello" and bad["platform"] == "liar"
-    assert bad["diff"][0] == {"pointer": "/frames/0/data", "expected": "hi", "actual": "hi!"}
+    first = bad["diff"][0]
+    assert first.pop("cluster") == doc["summary"]["clusters"][0]["id"]
+    assert first == {"pointer": "/frames/0/data", "expected": "hi", "actual": "hi!"}
     assert bad["actual"]["frames"][0]["data"] == "hi!"
     # A saved run renders (and exits) the same way.
     code, again, _ = run_cli(capsys, "report", str(out_file))

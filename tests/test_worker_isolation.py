@@ -25,7 +25,9 @@ from processes import survivors, within
 from adapters.protocol import PlatformUnavailable, Request
 from adapters.worker import BROKEN_AFTER, FLUSH_HINT, WorkerAdapter
 from runners._cli import main
+from runners._ledger import ledger_text
 from runners._schemas import results_validator
+from runners._vectors import load_vector_file
 
 FAKE = Path(__file__).resolve().parent / "fake_workers" / "fake_worker.py"
 FAST = 0.5
@@ -251,6 +253,62 @@ def test_a_signal_stops_workers_and_reports_what_finished(
     assert [r["status"] for r in doc["results"]] == ["pass", "pass", "not_run", "not_run"]
     assert doc["summary"]["not_run"] == 2
     assert survivors(pids) == []
+
+
+def test_an_interrupted_run_keeps_its_ledger_quiet_and_its_reports_readable(
+    write_vectors: Any, tmp_path: Path, capsys: Any
+) -> None:
+    """A ledger entry for a case the interrupted run never reached is not stale, and the
+    saved results render as Markdown and HTML (gate's ledger and reports over hard's not_run)."""
+    marker, results = tmp_path / "hanging", tmp_path / "results.json"
+    path = one_file(write_vectors, 4)
+    [case_3] = [c for c in load_vector_file(path).cases if c.id == "case-3"]
+    ledger = tmp_path / "expectations.json"
+    entry = {
+        "domain": "sse-frames",
+        "case": "case-3",
+        "hash": case_3.content_hash(),
+        "fails": {"pointers": ["/frames/0/data"]},
+        "reason": "would be stale had it run: the worker answers like the reference",
+        "link": "https://example.invalid/issue/1",
+        "owner": "harness",
+    }
+    ledger.write_text(ledger_text({"platform": "w", "entries": [entry]}), encoding="utf-8")
+    worker = worker_option(
+        "w", "--reference", "--hang-on", "sse-frames/case-2#0", "--hang-marker", str(marker)
+    )
+    argv = [
+        *("--no-default-vectors", "--vectors", str(path), "--platform", "w", "--worker", worker),
+        *("--case-timeout", "60", "--expectations", str(ledger)),
+        *("--format", "json", "--output", str(results)),
+    ]
+    harness = subprocess.Popen(
+        [sys.executable, "-m", "runners", "run", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not marker.exists():
+            assert time.monotonic() < deadline and harness.poll() is None, harness.communicate()
+            time.sleep(0.05)
+        harness.send_signal(signal.SIGINT)
+        out, err = harness.communicate(timeout=20)
+    finally:
+        if harness.poll() is None:
+            harness.kill()
+    assert harness.returncode == 130, (out, err)
+    assert "STALE" not in out and "INTERRUPTED" in out, out
+    doc = json.loads(results.read_text(encoding="utf-8"))
+    results_validator().validate(doc)
+    assert doc["summary"]["expectations"]["problems"] == []
+    assert [r["status"] for r in doc["results"]] == ["pass", "pass", "not_run", "not_run"]
+    assert main(["report", str(results), "--format", "markdown"]) == 0
+    assert "interrupted" in capsys.readouterr().out
+    html = tmp_path / "report.html"
+    assert main(["report", str(results), "--format", "html", "--output", str(html)]) == 0
+    assert '"not_run":2' in html.read_text(encoding="utf-8")  # the page's embedded summary
 
 
 def test_sigterm_to_pytest_stops_its_workers(pytester: pytest.Pytester, tmp_path: Path) -> None:

@@ -1,0 +1,71 @@
+"""What turns a run's results into the gate's verdict, shared by the CLI and the pytest driver.
+
+Exit codes (README "Exit codes"; ``hanzo-conformance run`` and ``pytest`` agree):
+
+====  ==============================================================================
+0     every case as expected: passes, plus divergences the ledgers record (xfail)
+1     an unexpected divergence (fail or error), or a ledger problem (stale,
+      changed, expired, or naming a case, hash or platform that does not exist)
+2     usage error: bad arguments, an invalid vector file, ledger or results file,
+      an unwritable ``--output``
+130   interrupted (SIGINT); 143: terminated (SIGTERM)
+====  ==============================================================================
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from . import _clusters, _triage
+from ._ledger import Ledger, apply_ledgers
+from ._report import case_key, summarize
+from ._vectors import VectorFile
+
+EXIT_OK = 0
+EXIT_DIVERGED = 1
+EXIT_USAGE = 2
+EXIT_SIGINT = 130
+EXIT_SIGTERM = 143
+
+
+def known_cases(files: Sequence[VectorFile]) -> dict[str, str]:
+    """``domain::case`` -> content hash, of every case that exists."""
+    return {case_key(vf.domain, c.id): c.content_hash() for vf in files for c in vf.cases}
+
+
+def finish(doc: dict[str, Any], ledgers: Sequence[Ledger], all_files: Sequence[VectorFile]) -> None:
+    """Apply the ledgers, recount, then group divergences and triage them (in place)."""
+    if ledgers:
+        problems = apply_ledgers(doc, ledgers, known_cases(all_files))
+        recount = summarize(doc["results"], doc["summary"]["platforms"])
+        doc["summary"].update(recount)
+        doc["summary"]["expectations"] = {
+            "ledgers": [str(ledger.path) for ledger in ledgers],
+            "problems": [p.to_json() for p in problems],
+        }
+    _clusters.annotate(doc)
+    _triage.annotate(doc)
+
+
+def exit_code(doc: Mapping[str, Any]) -> int:
+    summary = doc["summary"]
+    if summary["diverged"] or summary.get("expectations", {}).get("problems"):
+        return EXIT_DIVERGED
+    return EXIT_OK
+
+
+def in_shard(domain: str, case: str, shard: tuple[int, int]) -> bool:
+    """Whether a case belongs to shard ``i/n``: by a hash of its id, stable as cases are added."""
+    index, count = shard
+    digest = hashlib.sha256(case_key(domain, case).encode()).digest()
+    return int.from_bytes(digest[:8], "big") % count == index - 1
+
+
+def shard_files(files: Sequence[VectorFile], shard: tuple[int, int]) -> list[VectorFile]:
+    return [
+        replace(vf, cases=tuple(c for c in vf.cases if in_shard(vf.domain, c.id, shard)))
+        for vf in files
+    ]

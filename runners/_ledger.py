@@ -1,0 +1,351 @@
+"""Expectations ledger: a platform's known divergences, so it can gate before it is perfect.
+
+A ledger (``schemas/expectations.schema.json``) belongs to one platform. Applied to a
+run's results, it turns each divergence it records into status ``xfail`` (shown as
+such everywhere, never as a pass), and the gate fails on anything else:
+
+* a divergence no entry records (the result stays ``fail`` / ``error``);
+* an entry whose case now passes (stale: the message says which entry to delete);
+* an entry whose case fails differently than it records;
+* an entry past its expiry date;
+* an entry naming a case, a content hash or a platform that does not exist.
+
+A **case entry** records how one case fails: the differing JSON pointers, the
+contract error code the platform returns, or a crash. A **cluster entry** covers
+one systematic difference (pointer pattern + kind, ``_clusters.py``) and lists
+every case it covers; each listed case must still diverge in that cluster.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from ._clusters import divergences
+from ._report import case_key
+from ._schemas import SCHEMAS_DIR, pointer
+from ._textsafe import bound
+from .exceptions import HarnessError
+
+UNREVIEWED = "unreviewed: written by `hanzo-conformance expectations --update`"
+
+
+class LedgerFileError(HarnessError):
+    """A ledger file is unreadable or does not match its schema (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    index: int  # position in the ledger's entries, as the messages name it
+    raw: Mapping[str, Any]
+
+    @property
+    def cluster(self) -> tuple[str, str] | None:
+        c = self.raw.get("cluster")
+        return (c["pattern"], c["kind"]) if c else None
+
+    @property
+    def cases(self) -> list[Mapping[str, Any]]:
+        return list(self.raw["cases"]) if self.cluster else [self.raw]
+
+    def describe(self) -> str:
+        if self.cluster:
+            pattern, kind = self.cluster
+            return f"entry #{self.index} (cluster {pattern or '(whole output)'}: {kind})"
+        return f"entry #{self.index} ({self.raw['domain']}::{self.raw['case']})"
+
+
+@dataclass
+class Ledger:
+    path: Path
+    platform: str
+    entries: list[Entry]
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class GateProblem:
+    """A reason the gate fails that is not an unexpected divergence of a result."""
+
+    kind: str  # stale | changed | expired | unknown-case | changed-hash | unknown-platform
+    ledger: str
+    platform: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "kind": self.kind,
+            "ledger": self.ledger,
+            "platform": self.platform,
+            "message": self.message,
+        }
+
+
+def _validator() -> Draft202012Validator:
+    schema = json.loads((SCHEMAS_DIR / "expectations.schema.json").read_text(encoding="utf-8"))
+    return Draft202012Validator(schema)
+
+
+def load_ledger(path: Path) -> Ledger:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise LedgerFileError(f"{path}: no such expectations file") from None
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise LedgerFileError(
+            f"{path}: not a JSON expectations file: {bound(str(e), 200)}"
+        ) from None
+    errors = sorted(_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))
+    if errors:
+        lines = [f"{pointer(e.absolute_path) or '(root)'}: {bound(e.message, 300)}" for e in errors]
+        raise LedgerFileError(f"{path}: invalid expectations file:\n  " + "\n  ".join(lines[:20]))
+    for i, raw in enumerate(doc["entries"]):
+        try:
+            if "expires" in raw:
+                datetime.date.fromisoformat(raw["expires"])
+        except ValueError:
+            raise LedgerFileError(
+                f"{path}: invalid expectations file:\n  /entries/{i}/expires: "
+                f"{raw['expires']!r} is not a date (YYYY-MM-DD)"
+            ) from None
+    entries = [Entry(i, e) for i, e in enumerate(doc["entries"])]
+    return Ledger(path, doc["platform"], entries, doc.get("description"))
+
+
+def _today() -> datetime.date:
+    return datetime.datetime.now(datetime.timezone.utc).date()
+
+
+def _signature(result: Mapping[str, Any], ignore: set[tuple[str, str]]) -> dict[str, Any]:
+    """How a result fails, in a case entry's terms (divergences in ``ignore`` clusters aside)."""
+    rest = [d for d in divergences(result) if (d.pattern, d.kind) not in ignore]
+    if not rest:
+        return {"pointers": []}
+    if result["status"] == "error":
+        return {"crash": True}
+    actual = result.get("actual")
+    if isinstance(actual, Mapping) and set(actual) == {"error"}:
+        code = actual["error"].get("code") if isinstance(actual["error"], Mapping) else None
+        if code:
+            return {"error": code}
+    return {"pointers": sorted({d.entry["pointer"] for d in rest})}
+
+
+@dataclass
+class _Coverage:
+    case_entry: Entry | None = None
+    cluster_entries: list[Entry] = field(default_factory=list)
+
+
+def apply_ledgers(
+    doc: dict[str, Any],
+    ledgers: Sequence[Ledger],
+    known_cases: Mapping[str, str],
+    today: datetime.date | None = None,
+) -> list[GateProblem]:
+    """Mark expected divergences ``xfail`` in ``doc`` (in place); the gate's other problems.
+
+    ``known_cases`` maps ``domain::case`` to the content hash of every case that
+    exists (also those outside this run's domains or shard, which are not judged).
+    """
+    today = today or _today()
+    problems: list[GateProblem] = []
+    platforms = set(doc["summary"]["platforms"])
+    for ledger in ledgers:
+        where = str(ledger.path)
+
+        def problem(kind: str, message: str, ledger: Ledger = ledger, where: str = where) -> None:
+            problems.append(GateProblem(kind, where, ledger.platform, f"{where}: {message}"))
+
+        if ledger.platform not in platforms:
+            problem(
+                "unknown-platform",
+                f"names platform {ledger.platform!r}, which is not in this run "
+                f"(platforms: {', '.join(sorted(platforms)) or 'none'})",
+            )
+            continue
+        coverage: dict[str, _Coverage] = {}
+        for entry in ledger.entries:
+            expires = entry.raw.get("expires")
+            if expires and datetime.date.fromisoformat(expires) < today:
+                problem("expired", f"{entry.describe()} expired on {expires}: fix or renew it")
+                continue
+            for ref in entry.cases:
+                key = case_key(ref["domain"], ref["case"])
+                if key not in known_cases:
+                    problem(
+                        "unknown-case", f"{entry.describe()} names case {key}, which does not exist"
+                    )
+                elif known_cases[key] != ref["hash"]:
+                    problem(
+                        "changed-hash",
+                        f"{entry.describe()} names case {key} with hash {ref['hash'][:12]}…, but "
+                        f"the case now hashes to {known_cases[key][:12]}… (the vector changed): "
+                        "check the case again and re-record the entry",
+                    )
+                else:
+                    cover = coverage.setdefault(key, _Coverage())
+                    if entry.cluster:
+                        cover.cluster_entries.append(entry)
+                    else:
+                        cover.case_entry = entry
+        for result in doc["results"]:
+            if result["platform"] != ledger.platform:
+                continue
+            key = case_key(result["domain"], result["case"])
+            covered = coverage.get(key)
+            if covered is None or result["status"] in ("skip", "not_run"):
+                continue
+            cover = covered
+            entries = [*([cover.case_entry] if cover.case_entry else []), *cover.cluster_entries]
+            if result["status"] == "pass":
+                for entry in entries:
+                    what = (
+                        f"remove case {key} from {entry.describe()}"
+                        if entry.cluster and len(entry.cases) > 1
+                        else f"delete {entry.describe()}"
+                    )
+                    problem("stale", f"{key} now passes on {ledger.platform}: {what}")
+                continue
+            _judge_expected(result, key, cover, ledger, problem)
+    return problems
+
+
+def _judge_expected(
+    result: dict[str, Any], key: str, cover: _Coverage, ledger: Ledger, problem: Any
+) -> None:
+    """A failing result covered by entries: xfail if they record exactly how it fails."""
+    keys = {(d.pattern, d.kind) for d in divergences(result)}
+    matched = True
+    for entry in cover.cluster_entries:
+        if entry.cluster not in keys:
+            matched = False
+            problem(
+                "changed",
+                f"{key} no longer diverges in {entry.describe()} on {ledger.platform}: "
+                f"remove it from that entry (it now fails as {_describe_keys(keys)})",
+            )
+    clustered = {e.cluster for e in cover.cluster_entries if e.cluster}
+    rest = _signature(result, clustered)
+    if cover.case_entry is not None:
+        recorded = dict(cover.case_entry.raw["fails"])
+        if "pointers" in recorded:
+            recorded["pointers"] = sorted(recorded["pointers"])
+        if recorded != rest:
+            matched = False
+            problem(
+                "changed",
+                f"{key} fails differently than {cover.case_entry.describe()} records: "
+                f"recorded {json.dumps(recorded)}, now {bound(json.dumps(rest), 400)}",
+            )
+    elif rest != {"pointers": []}:
+        matched = False  # divergences outside every recorded cluster: unexpected
+    if matched:
+        entries = [*([cover.case_entry] if cover.case_entry else []), *cover.cluster_entries]
+        result["expected_status"] = result["status"]
+        result["status"] = "xfail"
+        result["expectation"] = {
+            "ledger": str(ledger.path),
+            "entries": [e.index for e in entries],
+            "reason": "; ".join(dict.fromkeys(e.raw["reason"] for e in entries)),
+        }
+
+
+def _describe_keys(keys: Iterable[tuple[str, str]]) -> str:
+    return ", ".join(f"{p or '(whole output)'}: {k}" for p, k in sorted(keys)) or "nothing"
+
+
+def ledger_from_results(
+    doc: Mapping[str, Any],
+    platform: str,
+    previous: Ledger | None = None,
+    cluster_threshold: int = 3,
+) -> dict[str, Any]:
+    """A ledger recording every current divergence of ``platform`` in ``doc``.
+
+    Differences shared by at least ``cluster_threshold`` cases become one cluster
+    entry; the rest are case entries. Reviews (reason, link, owner, expires) of a
+    previous ledger's entries that still describe the same thing are kept.
+    """
+    failing = [
+        r
+        for r in doc["results"]
+        if r["platform"] == platform and r["status"] in ("fail", "error", "xfail")
+    ]
+    by_key: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for r in failing:
+        for k in dict.fromkeys((d.pattern, d.kind) for d in divergences(r)):
+            by_key.setdefault(k, []).append(r)
+    big = {k for k, rs in by_key.items() if len(rs) >= cluster_threshold and k[1] != "crash"}
+    reviews = _previous_reviews(previous)
+    entries: list[dict[str, Any]] = []
+    for k in sorted(big, key=lambda k: (-len(by_key[k]), k)):
+        refs = [
+            {"domain": r["domain"], "case": r["case"], "hash": r["case_hash"]} for r in by_key[k]
+        ]
+        review = reviews.get(("cluster", k[0], k[1]), _unreviewed())
+        entries.append({"cluster": {"pattern": k[0], "kind": k[1]}, "cases": refs, **review})
+    for r in failing:
+        fails = _signature(r, big)
+        if fails == {"pointers": []}:
+            continue
+        key = case_key(r["domain"], r["case"])
+        review = reviews.get(("case", key, json.dumps(fails, sort_keys=True)), _unreviewed())
+        entries.append(
+            {
+                "domain": r["domain"],
+                "case": r["case"],
+                "hash": r["case_hash"],
+                "fails": fails,
+                **review,
+            }
+        )
+    ledger: dict[str, Any] = {"platform": platform}
+    if previous is not None and previous.description:
+        ledger["description"] = previous.description
+    ledger["entries"] = entries
+    return ledger
+
+
+def _unreviewed() -> dict[str, str]:
+    return {"reason": UNREVIEWED, "link": "", "owner": ""}
+
+
+def _previous_reviews(previous: Ledger | None) -> dict[tuple[str, ...], dict[str, str]]:
+    reviews: dict[tuple[str, ...], dict[str, str]] = {}
+    for entry in previous.entries if previous else []:
+        review = {k: entry.raw[k] for k in ("reason", "link", "owner", "expires") if k in entry.raw}
+        if entry.cluster:
+            pattern, kind = entry.cluster
+            reviews[("cluster", pattern, kind)] = review
+        else:
+            key = case_key(entry.raw["domain"], entry.raw["case"])
+            fails = dict(entry.raw["fails"])
+            if "pointers" in fails:
+                fails["pointers"] = sorted(fails["pointers"])
+            reviews[("case", key, json.dumps(fails, sort_keys=True))] = review
+    return reviews
+
+
+def render_gate_problems(problems: Sequence[GateProblem]) -> str:
+    if not problems:
+        return ""
+    lines = [f"expectations: {len(problems)} problem{'s' if len(problems) != 1 else ''}"]
+    lines.extend(f"  {p.kind.upper()}: {bound(p.message, 600)}" for p in problems)
+    return "\n".join(lines)
+
+
+def ledger_text(ledger: Mapping[str, Any]) -> str:
+    """A ledger as JSON, indented, with each case reference on one line (reviewable diffs)."""
+    text = json.dumps(ledger, indent=2, ensure_ascii=False)
+    for entry in ledger["entries"]:
+        for ref in entry.get("cases", ()):
+            long = json.dumps(ref, indent=2, ensure_ascii=False).replace("\n", "\n        ")
+            text = text.replace("        " + long, "        " + json.dumps(ref, ensure_ascii=False))
+    return text + "\n"

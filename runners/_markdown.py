@@ -1,0 +1,145 @@
+"""The Markdown report: parity matrix, causes, then every divergence with its diff.
+
+Fit for a pull-request comment and for ``$GITHUB_STEP_SUMMARY`` (which takes at
+most 1 MiB): values are bounded like the text report's, and past
+``MAX_DIVERGENCES_SHOWN`` divergences the rest are counted, not shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._clusters import clusters
+from ._report import STATUSES, _chunkings, _group_by_value, case_key
+from ._textsafe import bound, shown
+
+MAX_DIVERGENCES_SHOWN = 200
+_ICON = {"pass": "✅", "fail": "❌", "error": "💥", "xfail": "🟡", "skip": "⏭️", "not_run": "⏸️"}
+
+
+def _cell(counts: Mapping[str, int]) -> str:
+    ran = sum(counts.get(s, 0) for s in ("pass", "fail", "error", "xfail"))
+    if ran == 0 and counts.get("skip"):
+        return "⏭️ not implemented"
+    parts = [f"{_ICON[s]} {counts[s]} {s}" for s in STATUSES if counts.get(s)]
+    return " · ".join(parts) or "-"
+
+
+def _escape(text: str) -> str:
+    """Text safe inside a Markdown table cell or heading."""
+    return bound(text, 300).replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
+
+
+def _fence(text: str) -> str:
+    return "```\n" + text.replace("```", "`\u200b``") + "\n```"
+
+
+def render_markdown(doc: Mapping[str, Any]) -> str:
+    summary = doc["summary"]
+    platforms = list(summary["platforms"])
+    problems = summary.get("expectations", {}).get("problems", [])
+    verdict = "❌ diverged" if summary["diverged"] else "✅ ok"
+    if not summary["diverged"] and problems:
+        verdict = "❌ gate failed (expectations)"
+    if summary.get("not_run"):
+        verdict = "⏸️ interrupted"
+    out = [
+        "# hanzo-conformance parity report",
+        "",
+        f"**{verdict}**: {summary['total']} results: "
+        + ", ".join(f"{summary.get(s, 0)} {s}" for s in STATUSES),
+        "",
+    ]
+    run = summary.get("run")
+    if run:
+        commit = f", commit `{run['vectors']['commit']}`" if run["vectors"].get("commit") else ""
+        out += [f"Vectors version `{run['vectors']['version']}`{commit}.", ""]
+    out += ["| platform | implementation | version | commit |", "|---|---|---|---|"]
+    for name, info in summary["platforms"].items():
+        if "failure" in info:
+            out.append(f"| {_escape(name)} | unavailable: {_escape(info['failure'])} | | |")
+        else:
+            out.append(
+                f"| {_escape(name)} | {_escape(info['implementation'])} | "
+                f"{_escape(info['version'])} | {_escape(info.get('commit', ''))} |"
+            )
+    out += _platform_problems(summary["platforms"])
+    out += ["", "## Matrix", "", "| domain | " + " | ".join(platforms) + " |"]
+    out.append("|---|" + "---|" * len(platforms))
+    for domain, row in summary["matrix"].items():
+        out.append(f"| {domain} | " + " | ".join(_cell(row.get(p, {})) for p in platforms) + " |")
+    out.append("")
+    if problems:
+        out += ["## Expectations ledger problems", ""]
+        out += [f"- **{p['kind']}**: {_escape(p['message'])}" for p in problems]
+        out.append("")
+    if summary.get("triage"):
+        out += ["## Triage: suspect the vector or the reference", ""]
+        out += [
+            f"- `{t['domain']}::{t['case']}`: {_escape(t['message'])}" for t in summary["triage"]
+        ]
+        out.append("")
+    found = clusters(doc["results"], doc.get("cases"))
+    if found:
+        out += [
+            "## Divergences by cause",
+            "",
+            "| platform | cases | where | kind | clauses | e.g. |",
+        ]
+        out.append("|---|---|---|---|---|---|")
+        for c in found:
+            out.append(
+                f"| {_escape(c.platform)} | {len(c.cases)} | `{_escape(c.pattern or '(whole)')}` "
+                f"| {_escape(c.kind)} | {_escape(', '.join(sorted(c.clauses)))} "
+                f"| {_escape(', '.join(c.cases[:3]))} |"
+            )
+        out.append("")
+    out += _divergences(doc)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _platform_problems(platforms: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """What went wrong with a platform as a whole: the cutoff and protocol problems."""
+    lines = []
+    for name, info in platforms.items():
+        if info.get("broken"):
+            lines.append(f"- **{_escape(name)}** broken: {_escape(info['broken'])}")
+        for p in info.get("problems", []):
+            lines.append(f"- **{_escape(name)}** {_escape(p['kind'])}: {_escape(p['message'])}")
+    return ["", "## Platform problems", "", *lines] if lines else []
+
+
+def _divergences(doc: Mapping[str, Any]) -> list[str]:
+    bad = [r for r in doc["results"] if r["status"] in ("fail", "error", "xfail")]
+    if not bad:
+        return []
+    cases = doc.get("cases", {})
+    out = ["## Divergences", ""]
+    for r in bad[:MAX_DIVERGENCES_SHOWN]:
+        info = cases.get(case_key(r["domain"], r["case"]), {})
+        title = f"{_ICON[r['status']]} {r['status']} `{r['domain']}::{r['case']}` [{r['platform']}]"
+        out += ["<details>", f"<summary>{_escape(title)}</summary>", ""]
+        if info.get("description"):
+            out.append(f"{_escape(info['description'])} (clauses: {', '.join(info['clauses'])})")
+            out.append("")
+        if r.get("expectation"):
+            out += [f"Expected by the ledger: {_escape(r['expectation']['reason'])}", ""]
+        if "input" in info:
+            out += ["Input:", "", _fence(shown(info["input"])), ""]
+        lines = []
+        if r.get("message"):
+            lines.append(bound(r["message"]))
+        for d, variants in _group_by_value(r.get("diff", ()))[:50]:
+            where = d["pointer"] or "(whole output)"
+            lines.append(f"@ {where}{_chunkings(variants)}")
+            lines.append("- " + (shown(d["expected"]) if "expected" in d else "(absent)"))
+            lines.append("+ " + (shown(d["actual"]) if "actual" in d else "(absent)"))
+        for s in r.get("schema_errors", ())[:20]:
+            lines.append(f"! output schema {s['pointer'] or '(root)'}: {bound(s['message'])}")
+        safe = [line.replace("```", "`\u200b``") for line in lines]
+        out += ["```diff", *safe, "```", "", "</details>", ""]
+    if len(bad) > MAX_DIVERGENCES_SHOWN:
+        more = len(bad) - MAX_DIVERGENCES_SHOWN
+        out.append(f"… and {more} more divergences: see the JSON results or the HTML report.")
+    return out

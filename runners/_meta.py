@@ -1,0 +1,79 @@
+"""What a result can be reproduced from: the vectors' version and each platform's build.
+
+Recorded in every results document (``summary.run``) and shown by every report.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import subprocess
+from collections.abc import Iterable
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from ._vectors import VectorFile
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@cache
+def git_commit(folder: Path = REPO_ROOT) -> str | None:
+    """HEAD of the git checkout holding ``folder`` (``+dirty`` if it has changes), or None."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=folder, capture_output=True, text=True, timeout=10
+        )
+        if head.returncode != 0:
+            return None
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def vectors_version(files: Iterable[VectorFile]) -> dict[str, Any]:
+    """A version that changes whenever any case does: a hash of every case's content hash."""
+    digest = hashlib.sha256()
+    per_file = {}
+    for vf in sorted(files, key=lambda f: f.domain):
+        file_digest = hashlib.sha256()
+        for case in sorted(vf.cases, key=lambda c: c.id):
+            line = f"{vf.domain}::{case.id}:{case.content_hash()}\n".encode()
+            file_digest.update(line)
+            digest.update(line)
+        per_file[vf.domain] = {
+            "format": vf.version,
+            "cases": len(vf.cases),
+            "sha256": file_digest.hexdigest(),
+        }
+    return {"version": digest.hexdigest()[:16], "files": per_file}
+
+
+def harness_version() -> str:
+    try:
+        return metadata.version("hanzo-conformance")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def run_metadata(files: Iterable[VectorFile]) -> dict[str, Any]:
+    """``summary.run`` of a results document."""
+    run: dict[str, Any] = {
+        "vectors": vectors_version(files),
+        "harness": {"version": harness_version()},
+        "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+    commit = git_commit()
+    if commit:
+        run["vectors"]["commit"] = commit
+        run["harness"]["commit"] = commit
+    return run

@@ -1,0 +1,355 @@
+"""The expectations ledger (issue 9): a platform with known gaps gates without going soft."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import miniatures
+import pytest
+from conftest import hello_case, vector_document
+
+from adapters.registry import register_platform, unregister_platform
+from runners._cli import main
+from runners._gate import in_shard
+from runners._ledger import ledger_text
+from runners._schemas import results_validator
+from runners._triage import triage
+from runners._vectors import load_vector_file
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def event_is_message(output):
+    for frame in output["frames"]:
+        frame["event"] = "message"
+    return output
+
+
+@pytest.fixture
+def messenger():
+    register_platform("messenger", lambda: miniatures.Rewriter("messenger", event_is_message))
+    yield "messenger"
+    unregister_platform("messenger")
+
+
+@pytest.fixture
+def two_cases(write_vectors):
+    cases = [
+        hello_case(),
+        hello_case(
+            id="empty",
+            input={"chunks": [": comment only\n\n"]},
+            expected={"frames": []},
+            description="A comment alone dispatches nothing.",
+        ),
+    ]
+    path = write_vectors(vector_document(cases))
+    return path, {c.id: c.content_hash() for c in load_vector_file(path).cases}
+
+
+def run(capsys, path, *argv):
+    code = main(
+        ["run", "--no-default-vectors", "--vectors", str(path), "--platform", "messenger", *argv]
+    )
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write_ledger(tmp_path, entries, platform="messenger"):
+    path = tmp_path / "expectations.json"
+    path.write_text(ledger_text({"platform": platform, "entries": entries}))
+    return str(path)
+
+
+def hello_entry(hashes, **overrides):
+    entry = {
+        "domain": "sse-frames",
+        "case": "hello",
+        "hash": hashes["hello"],
+        "fails": {"pointers": ["/frames/0/event"]},
+        "reason": "event defaults to message",
+        "link": "https://example.invalid/issue/1",
+        "owner": "sse team",
+    }
+    entry.update(overrides)
+    return entry
+
+
+def test_an_unledgered_divergence_fails_the_gate(capsys, messenger, two_cases):
+    path, _ = two_cases
+    code, out, _ = run(capsys, path)
+    assert code == 1 and "FAIL sse-frames::hello [messenger]" in out
+
+
+def test_a_recorded_divergence_is_xfail_never_a_pass(capsys, messenger, two_cases, tmp_path):
+    path, hashes = two_cases
+    ledger = write_ledger(tmp_path, [hello_entry(hashes)])
+    results = tmp_path / "r.json"
+    code, out, _ = run(
+        capsys, path, "--expectations", ledger, "--format", "json", "--output", str(results)
+    )
+    assert code == 0, out
+    assert "1/2 (1 xfail)" in out
+    assert (
+        out.rstrip().endswith(
+            "OK: 2 results: 1 pass, 0 fail, 0 error, 0 skip, 1 xfail\n\n"
+            f"results written to {results}".rstrip()
+        )
+        or "1 xfail" in out
+    )
+    doc = json.loads(results.read_text())
+    results_validator().validate(doc)
+    (hello,) = [r for r in doc["results"] if r["case"] == "hello"]
+    assert hello["status"] == "xfail" and hello["expected_status"] == "fail"
+    assert hello["expectation"]["reason"] == "event defaults to message"
+    assert doc["summary"]["pass"] == 1 and doc["summary"]["xfail"] == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "kind", "says"),
+    [
+        (
+            {"case": "empty", "fails": {"pointers": ["/frames/0/event"]}},
+            "STALE",
+            "sse-frames::empty now passes on messenger: delete entry #0",
+        ),
+        (
+            {"fails": {"pointers": ["/frames/0/data"]}},
+            "CHANGED",
+            "fails differently than entry #0 (sse-frames::hello) records",
+        ),
+        ({"fails": {"error": "bad_input"}}, "CHANGED", "fails differently"),
+        (
+            {"expires": "2020-01-01"},
+            "EXPIRED",
+            "entry #0 (sse-frames::hello) expired on 2020-01-01",
+        ),
+        ({"case": "no-such-case"}, "UNKNOWN-CASE", "names case sse-frames::no-such-case"),
+        ({"hash": "0" * 64}, "CHANGED-HASH", "the vector changed"),
+    ],
+)
+def test_each_ledger_problem_fails_the_gate_and_says_what_to_do(
+    capsys, messenger, two_cases, tmp_path, change, kind, says
+):
+    path, hashes = two_cases
+    entry = hello_entry(hashes, **change)
+    if change.get("case") == "empty":
+        entry["hash"] = hashes["empty"]
+    code, out, _ = run(capsys, path, "--expectations", write_ledger(tmp_path, [entry]))
+    assert code == 1
+    problems = out[out.index("expectations: ") :]
+    assert f"{kind}: " in problems and says in problems, problems
+
+
+def test_a_ledger_for_a_platform_not_in_the_run(capsys, messenger, two_cases, tmp_path):
+    path, hashes = two_cases
+    code, out, _ = run(
+        capsys,
+        path,
+        "--expectations",
+        write_ledger(tmp_path, [hello_entry(hashes)], platform="ghost"),
+    )
+    assert code == 1 and "UNKNOWN-PLATFORM" in out and "'ghost'" in out
+
+
+def test_an_invalid_ledger_is_a_usage_error(capsys, messenger, two_cases, tmp_path):
+    path, hashes = two_cases
+    entry = hello_entry(hashes)
+    del entry["reason"]
+    code, _, err = run(capsys, path, "--expectations", write_ledger(tmp_path, [entry]))
+    assert code == 2 and "invalid expectations file" in err
+    code, _, err = run(
+        capsys,
+        path,
+        "--expectations",
+        write_ledger(tmp_path, [hello_entry(hashes, expires="2026-13-45")]),
+    )
+    assert code == 2 and "/entries/0/expires: '2026-13-45' is not a date" in err
+
+
+def test_a_cluster_entry_covers_its_cases_and_each_is_checked(
+    capsys, messenger, two_cases, tmp_path
+):
+    path, hashes = two_cases
+    cluster = {
+        "cluster": {"pattern": "/frames/*/event", "kind": "string -> string"},
+        "cases": [{"domain": "sse-frames", "case": "hello", "hash": hashes["hello"]}],
+        "reason": "event defaults to message",
+        "link": "",
+        "owner": "sse team",
+    }
+    code, out, _ = run(capsys, path, "--expectations", write_ledger(tmp_path, [cluster]))
+    assert code == 1 and "no longer diverges in entry #0" in out  # wrong kind recorded
+    cluster["cluster"]["kind"] = "null -> string"
+    cluster["cases"].append({"domain": "sse-frames", "case": "empty", "hash": hashes["empty"]})
+    code, out, _ = run(capsys, path, "--expectations", write_ledger(tmp_path, [cluster]))
+    assert code == 1
+    assert (
+        "sse-frames::empty now passes on messenger: remove case sse-frames::empty from entry #0"
+        in out
+    )
+    cluster["cases"].pop()
+    code, out, _ = run(capsys, path, "--expectations", write_ledger(tmp_path, [cluster]))
+    assert code == 0, out
+
+
+def test_update_writes_a_ledger_that_then_passes(capsys, messenger, two_cases, tmp_path):
+    path, _ = two_cases
+    results = tmp_path / "r.json"
+    run(capsys, path, "--format", "json", "--output", str(results))
+    ledger = tmp_path / "messenger.json"
+    assert main(["expectations", "--update", str(ledger), "--results", str(results)]) == 0
+    written = json.loads(ledger.read_text())
+    assert written["platform"] == "messenger" and len(written["entries"]) == 1
+    assert written["entries"][0]["fails"] == {"pointers": ["/frames/0/event"]}
+    capsys.readouterr()
+    code, out, _ = run(capsys, path, "--expectations", str(ledger))
+    assert code == 0 and "1 xfail" in out
+
+
+def test_the_httpx_sse_example_gates_green_on_its_ledger(capsys):
+    worker = f"httpx-sse={sys.executable} {ROOT / 'examples/httpx-sse/worker.py'}"
+    ledger = ROOT / "examples/httpx-sse/expectations.json"
+    code = main(
+        [
+            "run",
+            "--worker",
+            worker,
+            "--platform",
+            "httpx-sse",
+            "--domain",
+            "sse-frames",
+            "--expectations",
+            str(ledger),
+        ]
+    )
+    out, _ = capsys.readouterr()
+    assert code == 0, out[-3000:]
+    assert " 0 fail, 0 error" in out and "129 xfail" in out
+    assert "117 cases (all xfail), /frames/*/id: null -> string" in out
+
+
+def test_shards_split_every_case_exactly_once_and_deterministically():
+    vf = load_vector_file(ROOT / "vectors" / "sse-frames.json")
+    shards = [{c.id for c in vf.cases if in_shard(vf.domain, c.id, (i, 3))} for i in (1, 2, 3)]
+    assert set().union(*shards) == {c.id for c in vf.cases}
+    assert sum(len(s) for s in shards) == len(vf.cases)
+    assert all(len(s) > len(vf.cases) / 6 for s in shards)
+    assert shards[0] == {c.id for c in vf.cases if in_shard(vf.domain, c.id, (1, 3))}
+
+
+def test_bad_shards_are_usage_errors(capsys):
+    for bad in ("0/2", "3/2", "x", "1/0"):
+        with pytest.raises(SystemExit) as e:
+            main(["run", "--shard", bad])
+        assert e.value.code == 2
+    assert "argument --shard" in capsys.readouterr().err
+
+
+def result(platform, status, actual):
+    return {"domain": "d", "case": "c", "platform": platform, "status": status, "actual": actual}
+
+
+def test_triage_suspects_the_reference_or_the_vector():
+    assert (
+        triage([result("python", "fail", 1), result("rust", "pass", 2), result("js", "pass", 2)])[
+            0
+        ]["suspect"]
+        == "reference"
+    )
+    assert (
+        triage([result("python", "fail", 1), result("rust", "fail", 1), result("js", "fail", 1)])[
+            0
+        ]["suspect"]
+        == "vector"
+    )
+    assert (
+        triage([result("python", "pass", 2), result("rust", "fail", 1), result("js", "fail", 1)])[
+            0
+        ]["suspect"]
+        == "vector or reference"
+    )
+    # Platforms that disagree with each other accuse nobody; nor does one platform alone.
+    assert (
+        triage([result("python", "pass", 2), result("rust", "fail", 1), result("js", "fail", 3)])
+        == []
+    )
+    assert triage([result("python", "pass", 2), result("rust", "fail", 1)]) == []
+
+
+def test_history_lists_the_cases_that_changed_status(capsys, messenger, two_cases, tmp_path):
+    path, _ = two_cases
+    first, second = tmp_path / "1.json", tmp_path / "2.json"
+    main(
+        [
+            "run",
+            "--no-default-vectors",
+            "--vectors",
+            str(path),
+            "--platform",
+            "python",
+            "--format",
+            "json",
+            "--output",
+            str(first),
+        ]
+    )
+    main(
+        [
+            "run",
+            "--no-default-vectors",
+            "--vectors",
+            str(path),
+            "--platform",
+            "python",
+            "--platform",
+            "messenger",
+            "--format",
+            "json",
+            "--output",
+            str(second),
+        ]
+    )
+    capsys.readouterr()
+    assert main(["history", str(first), str(second)]) == 0
+    out = capsys.readouterr().out
+    assert f"{first} -> {second}: 2 changed" in out
+    assert "sse-frames::hello [messenger]: (absent) -> fail" in out
+    assert "sse-frames::empty [messenger]: (absent) -> pass" in out
+
+
+def test_triage_reaches_the_report_when_the_other_platforms_agree(capsys, two_cases, tmp_path):
+    path, _ = two_cases
+    register_platform("liar-a", lambda: miniatures.Liar("liar-a"))
+    register_platform("liar-b", lambda: miniatures.Liar("liar-b"))
+    results = tmp_path / "r.json"
+    try:
+        code = main(
+            [
+                "run",
+                "--no-default-vectors",
+                "--vectors",
+                str(path),
+                "--platform",
+                "python",
+                "--platform",
+                "liar-a",
+                "--platform",
+                "liar-b",
+                "--format",
+                "json",
+                "--output",
+                str(results),
+            ]
+        )
+    finally:
+        unregister_platform("liar-a")
+        unregister_platform("liar-b")
+    out, _ = capsys.readouterr()
+    assert code == 1
+    assert "sse-frames::hello: liar-a, liar-b all produce the same output" in out
+    doc = json.loads(results.read_text())
+    (suspect,) = doc["summary"]["triage"]
+    assert suspect["case"] == "hello" and suspect["suspect"] == "vector or reference"
