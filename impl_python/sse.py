@@ -12,7 +12,7 @@ pieces joined once per line.
 from __future__ import annotations
 
 import codecs
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["MAX_RETRY", "SseFrame", "SseFrameBuffer", "parse_retry"]
 
@@ -23,14 +23,22 @@ _MAX_RETRY_DIGITS = str(MAX_RETRY)
 _BOM = "\ufeff"
 
 
-@dataclass(frozen=True, slots=True)
-class SseFrame:
-    """One dispatched block (SSE-8a). Unset fields are ``None``; ``data`` is ``""`` if unset."""
+class SseFrame(NamedTuple):
+    """One dispatched block (SSE-8a). Unset fields are ``None``; ``data`` is ``""`` if unset.
+
+    A named tuple (immutable, compared field by field) because a parser builds one per
+    event: built with ``tuple.__new__`` it costs a quarter of a frozen dataclass's
+    ``__init__``, which was the largest single cost per event (bench/README.md).
+    """
 
     event: str | None
     data: str
     id: str | None
     retry: int | None
+
+
+_new_tuple = tuple.__new__
+_Block = tuple[str | None, list[str], str | None, int | None, bool]
 
 
 def parse_retry(value: str) -> int | None:
@@ -54,61 +62,45 @@ _Utf8Decoder = codecs.getincrementaldecoder("utf-8")
 class SseFrameBuffer:
     """Accumulates byte chunks and returns complete SSE frames."""
 
-    __slots__ = (
-        "_after_cr",
-        "_data",
-        "_decode",
-        "_event",
-        "_id",
-        "_pending",
-        "_retry",
-        "_started",
-        "_touched",
-    )
+    __slots__ = ("_block", "_decode", "_pending", "_skip")
 
     def __init__(self) -> None:
         self._decode = _Utf8Decoder("replace").decode  # holds a split sequence (SSE-11)
-        self._started = False  # a code point has been decoded (SSE-2)
-        self._after_cr = False  # the last code point fed was CR (SSE-3b)
+        # The character dropped if it starts the next non-empty text: a BOM before any
+        # text (SSE-2), LF right after a CR (SSE-3b), else "" (nothing).
+        self._skip = _BOM
         self._pending: list[str] = []  # pieces of the incomplete line (SSE-3d)
-        # The current block (SSE-8c resets all of it).
-        self._event: str | None = None
-        self._data: list[str] = []
-        self._id: str | None = None
-        self._retry: int | None = None
-        self._touched = False  # an event/data/id/retry line was accepted
+        # The current block (SSE-8c resets all of it): event, data values, id, retry, and
+        # whether an event/data/id/retry line was accepted. One tuple, read and written
+        # once per chunk that ends a line.
+        self._block: _Block = (None, [], None, None, False)
 
     def feed(self, chunk: bytes) -> list[SseFrame]:
         """Feed one chunk of the stream; return the frames it completes, in order."""
-        return self._feed_text(self._decode(chunk))
-
-    def _feed_text(self, chunk: str) -> list[SseFrame]:
-        """Parse the text decoded from one chunk (SSE-2 to SSE-9)."""
-        if not chunk:
+        # Everything runs inline in this one method: at one byte per chunk the cost
+        # is mostly calls and attribute reads.
+        text = self._decode(chunk)
+        if not text:
             return []
-        if not self._started:
-            self._started = True
-            if chunk[0] == _BOM:  # SSE-2
-                chunk = chunk[1:]
-                if not chunk:
-                    return []
-        if self._after_cr and chunk[0] == "\n":  # SSE-3b
-            chunk = chunk[1:]
-            if not chunk:
-                self._after_cr = False
+        skip = self._skip
+        if skip and text[0] == skip:
+            text = text[1:]
+            if not text:
+                self._skip = ""
                 return []
-        if "\r" in chunk:
-            # SSE-3: CRLF and lone CR end lines like LF. A chunk-final CR ends its line now
-            # (SSE-3a); the LF that may start the next chunk is swallowed above.
-            self._after_cr = chunk[-1] == "\r"
-            lines = chunk.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        if "\r" in text:
+            # SSE-3: CRLF and lone CR end lines like LF. A text-final CR ends its line now
+            # (SSE-3a); the LF that may start the next text is dropped above.
+            self._skip = "\n" if text[-1] == "\r" else ""
+            lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        elif "\n" in text:
+            self._skip = ""
+            lines = text.split("\n")
         else:
-            self._after_cr = False
-            lines = chunk.split("\n")
-        tail = lines.pop()  # the incomplete line, "" if the chunk ended a line (SSE-3d)
-        if not lines:
-            self._pending.append(tail)
+            self._skip = ""
+            self._pending.append(text)
             return []
+        tail = lines.pop()  # the incomplete line, "" if the text ended a line (SSE-3d)
         pending = self._pending
         if pending:
             pending.append(lines[0])
@@ -119,17 +111,11 @@ class SseFrameBuffer:
 
         # SSE-4 to SSE-8, with the block state in locals for speed.
         frames: list[SseFrame] = []
-        event, data, id_, retry, touched = (
-            self._event,
-            self._data,
-            self._id,
-            self._retry,
-            self._touched,
-        )
+        event, data, id_, retry, touched = self._block
         for line in lines:
             if not line:  # SSE-4
                 if touched:
-                    frames.append(SseFrame(event, "\n".join(data), id_, retry))
+                    frames.append(_new_tuple(SseFrame, (event, "\n".join(data), id_, retry)))
                     event = id_ = retry = None
                     data = []
                     touched = False
@@ -163,11 +149,5 @@ class SseFrameBuffer:
                     retry = parsed
                     touched = True
             # SSE-7e: any other name is ignored.
-        self._event, self._data, self._id, self._retry, self._touched = (
-            event,
-            data,
-            id_,
-            retry,
-            touched,
-        )
+        self._block = (event, data, id_, retry, touched)
         return frames
