@@ -91,7 +91,7 @@ enum Skip {
 #[derive(Debug, Clone, Default)]
 struct Block {
     event: Option<String>,
-    /// The `data` values joined with LF (`SSE-7b`).
+    /// The `data` values joined with LF (`SSE-7b`); its buffer is reused by the next block.
     data: String,
     /// A `data` line was accepted (so an empty `data` is one empty value).
     has_data: bool,
@@ -113,6 +113,26 @@ impl SseFrameBuffer {
     #[inline]
     pub fn feed(&mut self, chunk: &[u8]) -> Vec<SseFrame> {
         let mut frames = Vec::new();
+        self.feed_into(chunk, &mut frames);
+        frames
+    }
+
+    /// Like [`Self::feed`], but appends the frames to `frames`: a caller that
+    /// drains one `Vec` after every chunk reuses its allocation (about a tenth of
+    /// the time on many small events, `bench/README.md`).
+    ///
+    /// ```
+    /// let mut buffer = hanzo_sse::SseFrameBuffer::new();
+    /// let mut frames = Vec::new();
+    /// for chunk in [&b"data: a\n\nda"[..], b"ta: b\n\n"] {
+    ///     buffer.feed_into(chunk, &mut frames);
+    ///     for frame in frames.drain(..) {
+    ///         assert!(!frame.data.is_empty());
+    ///     }
+    /// }
+    /// ```
+    #[inline]
+    pub fn feed_into(&mut self, chunk: &[u8], frames: &mut Vec<SseFrame>) {
         if self.split.len == 0 {
             // One ASCII byte that is not a line ending (the common case when chunks
             // are single characters): it continues the pending line. A BOM or LF to
@@ -121,16 +141,15 @@ impl SseFrameBuffer {
                 if byte.is_ascii() && byte != b'\r' && byte != b'\n' {
                     self.skip = Skip::Nothing;
                     self.pending.push(char::from(byte));
-                    return frames;
+                    return;
                 }
             }
             if let Ok(text) = simdutf8::basic::from_utf8(chunk) {
-                self.feed_text(text, &mut frames);
-                return frames;
+                self.feed_text(text, frames);
+                return;
             }
         }
-        self.feed_lossy(chunk, &mut frames);
-        frames
+        self.feed_lossy(chunk, frames);
     }
 
     /// [`Self::feed`] for a chunk that is not valid UTF-8 on its own: complete the
@@ -291,7 +310,6 @@ impl Block {
     /// Append one `data` value, LF-separated from the previous one (`SSE-7b`).
     fn push_data(&mut self, value: &str) {
         if self.has_data {
-            self.data.reserve(value.len() + 1);
             self.data.push('\n');
         }
         self.data.push_str(value);
@@ -300,19 +318,34 @@ impl Block {
     }
 
     /// End the block: the frame if any field was accepted, and a reset either way (`SSE-8`).
+    /// (A block with no accepted line holds nothing to reset.)
     fn dispatch(&mut self) -> Option<SseFrame> {
         if !self.touched {
             return None;
         }
-        let block = mem::take(self);
+        // `data` is a scratch buffer kept from block to block, so that a block of many
+        // data lines grows no new buffer; the frame gets an exact copy. Past
+        // `KEEP_DATA` the buffer itself goes into the frame (no copy, nothing large kept).
+        let data = if self.data.capacity() > KEEP_DATA {
+            mem::take(&mut self.data)
+        } else {
+            let data = self.data.as_str().to_owned();
+            self.data.clear();
+            data
+        };
+        self.has_data = false;
+        self.touched = false;
         Some(SseFrame {
-            event: block.event,
-            data: block.data,
-            id: block.id,
-            retry: block.retry,
+            event: self.event.take(),
+            data,
+            id: self.id.take(),
+            retry: self.retry.take(),
         })
     }
 }
+
+/// The largest `data` buffer a [`Block`] keeps between blocks, in bytes.
+const KEEP_DATA: usize = 64 * 1024;
 
 /// The value of a `retry` field, or `None` if the line is to be ignored (`SSE-7d`):
 /// non-empty, ASCII digits only, at most [`MAX_RETRY`]; leading zeros allowed.
