@@ -38,6 +38,7 @@ class SseFrame(NamedTuple):
 
 
 _new_tuple = tuple.__new__
+_ASCII_CHARS = [chr(b) for b in range(0x80)]
 
 
 def _has_other_line_breaks(text: str) -> bool:
@@ -78,10 +79,11 @@ _Utf8Decoder = codecs.getincrementaldecoder("utf-8")
 class SseFrameBuffer:
     """Accumulates byte chunks and returns complete SSE frames."""
 
-    __slots__ = ("_block", "_decode", "_pending", "_skip")
+    __slots__ = ("_ascii_last", "_block", "_decode", "_pending", "_skip")
 
     def __init__(self) -> None:
         self._decode = _Utf8Decoder("replace").decode  # holds a split sequence (SSE-11)
+        self._ascii_last = True  # the last byte fed was ASCII, so the decoder holds nothing
         # The character dropped if it starts the next non-empty text: a BOM before any
         # text (SSE-2), LF right after a CR (SSE-3b), else "" (nothing).
         self._skip = _BOM
@@ -95,7 +97,18 @@ class SseFrameBuffer:
         """Feed one chunk of the stream; return the frames it completes, in order."""
         # Everything runs inline in this one method: at one byte per chunk the cost
         # is mostly calls and attribute reads.
-        text = self._decode(chunk)
+        if len(chunk) == 1 and self._ascii_last:
+            # One ASCII byte with no split sequence held by the decoder (c1 feeding):
+            # its own text, without the decoder call.
+            byte = chunk[0]
+            if byte < 0x80:
+                text = _ASCII_CHARS[byte]
+            else:
+                self._ascii_last = False
+                text = self._decode(chunk)
+        else:
+            text = self._decode(chunk)
+            self._ascii_last = chunk[-1] < 0x80 if chunk else self._ascii_last
         if not text:
             return []
         skip = self._skip
@@ -117,10 +130,12 @@ class SseFrameBuffer:
                 if text[-1] in "\r\n":
                     lines.append("")  # split() keeps the empty piece after a final ending
         elif "\n" in text:
-            self._skip = ""
+            if skip:
+                self._skip = ""
             lines = text.split("\n")
         else:
-            self._skip = ""
+            if skip:
+                self._skip = ""
             self._pending.append(text)
             return []
         tail = lines.pop()  # the incomplete line, "" if the text ended a line (SSE-3d)
