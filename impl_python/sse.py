@@ -160,8 +160,13 @@ class SseFrameBuffer:
                     data = []
                     touched = False
                 continue
-            if line[:6] == "data: ":  # the common case, same result as below
+            # The common shapes first, each with the same result as the general path below.
+            if line[:6] == "data: ":
                 data.append(line[6:])
+                touched = True
+                continue
+            if line[:7] == "event: ":
+                event = line[7:] or None
                 touched = True
                 continue
             colon = line.find(":")
