@@ -169,6 +169,12 @@ class SseFrameBuffer:
                 event = line[7:] or None
                 touched = True
                 continue
+            if line[:4] == "id: ":
+                value = line[4:]
+                if "\0" not in value:
+                    id_ = value
+                    touched = True
+                continue
             colon = line.find(":")
             if colon == 0:  # SSE-5
                 continue
