@@ -364,25 +364,3 @@ export class SseFrameBuffer {
   }
 }
 
-// JIT stability. V8 optimizes the hot methods with the type feedback of the
-// paths run so far; a path first taken later (the first CR line ending, the
-// first id or retry line, a block without data, a `retry` field turning from
-// null to a number) deoptimizes every function it is inlined into, mid-stream,
-// and the concurrent re-optimization that follows, racing on-stack replacement
-// of the line loops, settled in one of several states: the same process ran
-// mixed-endings at 64 KiB chunks at 0.66x to 2.47x eventsource-parser after
-// the other workloads (issue 13). Running every path once at module load, in
-// the interpreter, gives the first optimization complete feedback, so nothing
-// deoptimizes later for want of it. Costs well under a millisecond, once.
-{
-  const encoder = new TextEncoder();
-  const sample = encoder.encode(
-    "\ufeffevent: e\ndata: d\u00e9\u20ac\ud83d\ude00\r\ndata\rid: 1\r\nretry: 10\n: c\nfoo: x\nid\n\n" +
-      "id: \u0000\nretry: x\nevent\n\nretry: 5\n\nid: 2\n\nevent: x\n\n",
-  );
-  for (const size of [sample.length, 7, 3, 1]) {
-    const warm = new SseFrameBuffer();
-    for (let at = 0; at < sample.length; at += size) warm.feed(sample.subarray(at, at + size));
-  }
-  new SseFrameBuffer().feed(encoder.encode("data: x\n\n"));
-}
