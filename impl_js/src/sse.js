@@ -363,4 +363,3 @@ export class SseFrameBuffer {
     // Anything else is a comment (SSE-5) or an unknown name (SSE-7e): ignored.
   }
 }
-
