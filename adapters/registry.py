@@ -11,8 +11,8 @@ from .protocol import Adapter
 
 # name -> "module:factory"; imported only when that platform is used.
 BUILTIN: dict[str, str] = {
-    "python": "adapters.python:create",
-    "rust": "adapters.rust:create",
+    "python": "adapters.served:python",
+    "rust": "adapters.served:rust",
     "js": "adapters.js:create",
 }
 
@@ -52,7 +52,7 @@ def worker_factory(name: str, command: Sequence[str]) -> Callable[..., Adapter]:
     """The factory of an out-of-process platform speaking docs/protocol.md (``--worker``)."""
 
     def create_worker(*, timeout: float = 10.0) -> Adapter:
-        from .subprocess import WorkerAdapter
+        from .worker import WorkerAdapter
 
         return WorkerAdapter(name, list(command), timeout=timeout)
 

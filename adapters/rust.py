@@ -4,6 +4,9 @@ The extension (``impl_rust/hanzo-conformance-py``, module ``hanzo_conformance_ru
 the work; this adapter only crosses the boundary as JSON text, one
 ``run_batch`` call per batch (the extension releases the GIL while it runs).
 Panics inside a crate come back as ``crash`` responses, never as exceptions.
+In-process, an abort or an endless loop in a crate takes the harness with it:
+by default the platform is therefore served from a supervised child process
+(``adapters/served.py``); this class is what that child runs.
 """
 
 from __future__ import annotations
@@ -14,25 +17,22 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-from .protocol import Implementation, Request, Response, crash
+from .protocol import Implementation, PlatformUnavailable, Request, Response, crash
 
 MODULE = "hanzo_conformance_rust"
 INSTALL_HINT = "pip install ./impl_rust/hanzo-conformance-py"
-
-
-class RustExtensionMissing(ImportError):
-    """The compiled extension is not installed in this Python environment."""
 
 
 def _import_extension() -> ModuleType:
     try:
         import hanzo_conformance_rust
     except ImportError as e:
-        raise RustExtensionMissing(
+        raise PlatformUnavailable(
+            "rust",
             f"the rust platform needs the compiled extension {MODULE!r}, which is not "
-            f"importable ({e}). Build and install it (needs Rust and a C compiler) with: "
-            f"`{INSTALL_HINT}` from the repository root.",
-            name=MODULE,
+            f"importable ({e})",
+            hint=f"build and install it (needs Rust and a C compiler) with `{INSTALL_HINT}` "
+            "from the repository root",
         ) from e
     return hanzo_conformance_rust
 
@@ -57,7 +57,7 @@ class RustAdapter:
         batch = [{"id": r["id"], "domain": r["domain"], "input": r["input"]} for r in requests]
         try:
             responses: list[Response] = json.loads(self._ext.run_batch(json.dumps(batch)))
-        except Exception:
+        except ValueError:  # the extension refused the batch (e.g. a lone surrogate in an input)
             if len(requests) > 1:  # find the request(s) it refuses; the rest still run
                 return [response for r in requests for response in self.run([r])]
             detail = traceback.format_exc()

@@ -1,11 +1,13 @@
-"""Round-trip cost of one case through the JS worker (adapters/js.py), batched versus unbatched.
+"""Round-trip cost of one case through a platform, batched versus unbatched.
 
-    python3 bench/worker_roundtrip.py [--cases N] [--runs R] [--domain D]
+    python3 bench/worker_roundtrip.py [--platform js|python|rust] [--in-process]
+                                      [--cases N] [--runs R] [--domain D]
 
 Runs the first case of vectors/<domain>.json N times: once as a single
 ``run()`` batch of N requests (pipelined), and as N ``run()`` calls of one
 request each. Reports the median over R runs of microseconds per case, and
-checks every response against the vector's expectation.
+checks every response against the vector's expectation. ``python`` and ``rust``
+are served from a supervised child (adapters/served.py) unless ``--in-process``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from adapters import js  # noqa: E402 - after the path setup above
+from adapters import registry  # noqa: E402 - after the path setup above
 from adapters.protocol import Request, Response  # noqa: E402
 
 PREFERRED = ["oauth-pkce", "mcp-normalization", "sse-frames", "config-merge"]
@@ -49,9 +51,11 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--domain", default=None)
+    parser.add_argument("--platform", default="js")
+    parser.add_argument("--in-process", action="store_true")
     args = parser.parse_args()
 
-    adapter = js.create(timeout=10.0)
+    adapter = registry.create(args.platform, timeout=10.0, in_process=args.in_process)
     implementation = adapter.start()
     try:
         domain, case = pick_case(implementation.domains, args.domain)
@@ -76,8 +80,10 @@ def main() -> None:
     size = len(json.dumps(case["input"]))
     b = statistics.median(batched) * 1e6
     u = statistics.median(unbatched) * 1e6
+    how = "in-process" if args.in_process else "served" if args.platform != "js" else "worker"
     print(
-        f"{implementation.name} {implementation.version}, domain {domain}, case {case['id']} "
+        f"{args.platform} ({how}): {implementation.name} {implementation.version}, "
+        f"domain {domain}, case {case['id']} "
         f"({size} bytes of input), {args.cases} cases x {args.runs} runs"
     )
     print(f"batched:   {b:8.1f} us/case")

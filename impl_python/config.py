@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from impl_python.errors import HanzoError
+from impl_python.permissions import PermissionPolicy, PermissionRule
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -26,6 +27,7 @@ __all__ = [
     "ConfigParseError",
     "ConfigWarning",
     "HanzoConfig",
+    "HookConfig",
     "LoadedConfig",
     "McpServerConfig",
     "PermissionMode",
@@ -34,6 +36,8 @@ __all__ = [
     "load_config_with_warnings",
     "merge_tiers",
     "parse_tier_text",
+    "permission_rules",
+    "policy_from_config",
     "tier_paths",
 ]
 
@@ -53,6 +57,19 @@ TIERS: tuple[Tier, ...] = ("user", "project", "local")
 PermissionMode = Literal["allow", "deny", "prompt"]
 _MODES: frozenset[str] = frozenset(("allow", "deny", "prompt"))
 
+_MODE_RANK: dict[str, int] = {"deny": 0, "prompt": 1, "allow": 2}
+"""Config-built rules run every deny, then every prompt, then every allow (CFG-22)."""
+
+InputMode = Literal["vim", "emacs", "default"]
+_INPUT_MODES: frozenset[str] = frozenset(("vim", "emacs", "default"))
+
+HookEvent = Literal["pre_tool_use", "post_tool_use"]
+_HOOK_EVENTS: frozenset[str] = frozenset(("pre_tool_use", "post_tool_use"))
+_HOOK_REQUIRED = ("event", "command", "tool_pattern")
+DEFAULT_HOOK_TIMEOUT_MS = 5000
+MAX_HOOK_TIMEOUT_MS = 2**31 - 1
+"""The largest delay a JS timer honours; larger ones fire at once (CFG-24)."""
+
 _SENSITIVE = frozenset(("api_key", "oauth_credentials"))
 _log = logging.getLogger("hanzo.config")
 
@@ -67,6 +84,16 @@ class McpServerConfig:
 
 
 @dataclass(frozen=True)
+class HookConfig:
+    """One pre/post tool-use hook (HIP-301 §9, CFG-24)."""
+
+    event: HookEvent
+    command: str
+    tool_pattern: str
+    timeout_ms: int = DEFAULT_HOOK_TIMEOUT_MS
+
+
+@dataclass(frozen=True)
 class HanzoConfig:
     """Merged configuration from all tiers and the environment."""
 
@@ -76,6 +103,8 @@ class HanzoConfig:
     permissions: dict[str, PermissionMode] = field(default_factory=dict)
     custom_instructions: str = ""
     oauth_credentials: dict[str, Any] | None = None
+    hooks: list[HookConfig] = field(default_factory=list)
+    input_mode: InputMode = "default"
 
 
 @dataclass(frozen=True)
@@ -276,6 +305,8 @@ class _Merger:
         self.permissions: dict[str, PermissionMode] = {}
         self.custom_instructions = ""
         self.oauth_credentials: dict[str, Any] | None = None
+        self.hooks: list[HookConfig] = []
+        self.input_mode: InputMode = "default"
         self.warnings: list[ConfigWarning] = []
 
     def warn(self, code: str, tier: Tier, *segments: str) -> None:
@@ -313,6 +344,15 @@ class _Merger:
                 self._permissions(tier, value)
             elif key == "mcp_servers":
                 self._servers(tier, value)
+            elif key == "hooks":
+                self._hooks(tier, value)
+            elif key == "input_mode":
+                if not isinstance(value, str):
+                    self.warn("invalid_type", tier, key)
+                elif value not in _INPUT_MODES:
+                    self.warn("invalid_value", tier, key)
+                else:
+                    self.input_mode = value  # type: ignore[assignment]
             else:
                 self.warn("unknown_key", tier, key)
 
@@ -321,12 +361,63 @@ class _Merger:
             self.warn("invalid_type", tier, "permissions")
             return
         for pattern, mode in value.items():
-            if not isinstance(mode, str):
-                self.warn("invalid_type", tier, "permissions", pattern)
-            elif pattern == "" or mode not in _MODES:
+            if pattern == "":
                 self.warn("invalid_value", tier, "permissions", pattern)
-            else:
+            elif isinstance(mode, str) and mode in _MODES:
                 self.permissions[pattern] = mode  # type: ignore[assignment]
+            else:
+                # Fail closed (CFG-15): a typo such as "Deny" must not let a broader allow apply.
+                self.warn("invalid_mode_denied", tier, "permissions", pattern)
+                self.permissions[pattern] = "deny"
+
+    def _hooks(self, tier: Tier, value: Any) -> None:
+        if not isinstance(value, list):
+            self.warn("invalid_type", tier, "hooks")
+            return
+        for index, entry in enumerate(value):
+            if not isinstance(entry, dict):
+                self.warn("invalid_type", tier, "hooks", str(index))
+                continue
+            hook = self._hook(tier, str(index), entry)
+            if hook is not None:
+                self.hooks.append(hook)
+
+    def _hook(self, tier: Tier, index: str, entry: dict[str, Any]) -> HookConfig | None:
+        ok = True
+        for fld, value in entry.items():
+            bad: str | None = None
+            if fld == "event":
+                if not isinstance(value, str):
+                    bad = "invalid_type"
+                elif value not in _HOOK_EVENTS:
+                    bad = "invalid_value"
+            elif fld in ("command", "tool_pattern"):
+                if not isinstance(value, str):
+                    bad = "invalid_type"
+                elif value == "":
+                    bad = "invalid_value"
+            elif fld == "timeout_ms":
+                if isinstance(value, bool) or not isinstance(value, (int, float)):
+                    bad = "invalid_type"
+                elif not _valid_timeout(value):
+                    bad = "invalid_value"
+            else:
+                self.warn("unknown_key", tier, "hooks", index, fld)
+            if bad is not None:
+                ok = False
+                self.warn(bad, tier, "hooks", index, fld)
+        for fld in _HOOK_REQUIRED:
+            if fld not in entry:
+                ok = False
+                self.warn("missing_key", tier, "hooks", index, fld)
+        if not ok:
+            return None
+        return HookConfig(
+            event=entry["event"],
+            command=entry["command"],
+            tool_pattern=entry["tool_pattern"],
+            timeout_ms=int(entry.get("timeout_ms", DEFAULT_HOOK_TIMEOUT_MS)),
+        )
 
     def _servers(self, tier: Tier, value: Any) -> None:
         if not isinstance(value, dict):
@@ -381,6 +472,12 @@ class _Merger:
         )
 
 
+def _valid_timeout(value: float) -> bool:
+    """An integral number of milliseconds in 1..MAX_HOOK_TIMEOUT_MS (``5000.0`` counts, CFG-24)."""
+    integral = isinstance(value, int) or value.is_integer()
+    return integral and 1 <= value <= MAX_HOOK_TIMEOUT_MS
+
+
 def _sort_key(w: ConfigWarning) -> tuple[int, str, str]:
     return (TIERS.index(w.tier), w.key or "", w.code)
 
@@ -425,6 +522,8 @@ def merge_tiers(
         permissions=merger.permissions,
         custom_instructions=merger.custom_instructions,
         oauth_credentials=merger.oauth_credentials,
+        hooks=merger.hooks,
+        input_mode=merger.input_mode,
     )
     return LoadedConfig(config, sorted(merger.warnings, key=_sort_key))
 
@@ -458,3 +557,22 @@ def load_config(
     for w in loaded.warnings:
         _log.warning("config %s: %s%s", w.tier, w.code, f" at {w.key}" if w.key else "")
     return loaded.config
+
+
+# --------------------------------------------------------------------------- policy
+
+
+def permission_rules(config: HanzoConfig) -> list[PermissionRule]:
+    """The rules a policy built from ``config`` checks, in order (CFG-22).
+
+    Every ``deny``, then every ``prompt``, then every ``allow``; within one mode by
+    pattern in code-point order. Never the files' key order, which the three
+    platforms' JSON maps iterate differently.
+    """
+    ordered = sorted(config.permissions.items(), key=lambda kv: (_MODE_RANK[kv[1]], kv[0]))
+    return [PermissionRule(pattern, mode) for pattern, mode in ordered]
+
+
+def policy_from_config(config: HanzoConfig) -> PermissionPolicy:
+    """HIP-301 §7's ``PermissionPolicy`` built from ``config.permissions`` (CFG-22)."""
+    return PermissionPolicy(permission_rules(config))

@@ -317,7 +317,9 @@ def _run_child(shadow: Path, files: list[VectorFile]) -> None:
     from adapters.registry import create
     from runners import run_cases, start_platform
 
-    platform = start_platform("python", lambda: create("python"))
+    # In-process: this forked child is the isolation (it is SIGKILLed on a timeout); a
+    # served child (adapters/served.py) runs in a session of its own and would outlive it.
+    platform = start_platform("python", lambda: create("python", in_process=True))
     for vector_file in files:
         cases = vector_file.cases
         for at in range(0, len(cases), _CHUNK):

@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
 import sys
+import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
+
+from jsonschema.exceptions import best_match
+
+from adapters.served import IN_PROCESS_ENV
 
 from ._format import canonical
-from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, start_all, stop_all
+from ._outcomes import Outcome
+from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, stop_all
 from ._report import document, render_text
-from ._run import run_matrix
-from ._schemas import extra_schema_dirs
+from ._run import StartedPlatform, in_matrix_order, iter_matrix, not_run, start_platform
+from ._schemas import extra_schema_dirs, pointer, results_validator
 from ._vectors import VECTORS_DIR, VectorFile, load_vectors, vector_paths
 from .exceptions import HarnessError, VectorFileError
 
@@ -80,31 +89,181 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived during a run; ``code`` is the exit status (128 + signal)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.code = 128 + signum
+
+
+def _raise_interrupted(signum: int, _frame: object) -> None:
+    raise Interrupted(signum)
+
+
+@contextlib.contextmanager
+def _signals(handler: Any) -> Iterator[None]:
+    """SIGINT and SIGTERM go to ``handler`` inside the block (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def _run_interruptibly(
+    files: list[VectorFile], chosen: Sequence[tuple[str, Any]]
+) -> tuple[list[Outcome], list[StartedPlatform], int | None]:
+    """Run the matrix; on SIGINT/SIGTERM stop the workers and keep what finished.
+
+    Returns the outcomes (unfinished cases as ``not_run``), the platforms, and the
+    exit status the signal asks for (130, 143) or None.
+    """
+    outcomes: list[Outcome] = []
+    platforms: list[StartedPlatform] = []
+    interrupted: int | None = None
+    with _signals(_raise_interrupted):
+        try:
+            for name, factory in chosen:
+                platforms.append(start_platform(name, factory))
+            outcomes.extend(iter_matrix(files, platforms))
+        except Interrupted as e:
+            interrupted = e.code
+            outcomes.extend(getattr(e, "outcomes", []))  # the cut batch's finished cases
+        finally:
+            with _signals(signal.SIG_IGN):  # stopping and reporting are not interrupted again
+                stop_all(platforms)
+    if interrupted is not None:
+        outcomes.extend(not_run(files, platforms, outcomes))
+    return in_matrix_order(outcomes, files, platforms), platforms, interrupted
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     files = _load(args)
-    platforms = start_all(factories(args.platform, args.worker, args.case_timeout))
-    try:
-        outcomes = run_matrix(files, platforms)
-    finally:
-        stop_all(platforms)
+    chosen = factories(args.platform, args.worker, args.case_timeout, args.in_process)
+    outcomes, platforms, interrupted = _run_interruptibly(files, chosen)
     doc = document([o.to_json() for o in outcomes], {p.name: describe(p) for p in platforms})
-    if args.format == "json":
-        text = json.dumps(doc, indent=2, ensure_ascii=False)
-    else:
-        text = render_text(doc, max_problems=args.max_problems)
-    if args.output:
-        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    with _signals(signal.SIG_IGN):
         if args.format == "json":
-            print(render_text(doc, max_problems=args.max_problems))
-    else:
-        print(text)
+            text = json.dumps(doc, indent=2, ensure_ascii=False)
+        else:
+            text = render_text(doc, max_problems=args.max_problems)
+        if args.output:
+            # backslashreplace: a lone surrogate left in a message becomes a JSON \u escape.
+            try:
+                Path(args.output).write_text(
+                    text + "\n", encoding="utf-8", errors="backslashreplace"
+                )
+            except OSError as e:
+                raise HarnessError(f"cannot write --output {args.output}: {e.strerror or e}") from e
+            if args.format == "json":
+                print(render_text(doc, max_problems=args.max_problems))
+        else:
+            print(text)
+        sys.stdout.flush()
+    if interrupted is not None:
+        return interrupted
     return 1 if doc["summary"]["diverged"] else 0
+
+
+def _read_results(path: Path) -> Any:
+    """A saved results document; HarnessError naming the file if it is not one."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        error = best_match(results_validator().iter_errors(doc))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise HarnessError(f"{path}: cannot read a results document: {e}") from e
+    if error is not None:
+        where = pointer(error.absolute_path) or "(root)"
+        raise HarnessError(
+            f"{path}: not a results document (schemas/results.schema.json) at {where}: "
+            + error.message[:300]
+        )
+    return doc
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    doc = json.loads(Path(args.results).read_text(encoding="utf-8"))
+    doc = _read_results(Path(args.results))
     print(render_text(doc, max_problems=args.max_problems))
     return 1 if doc["summary"]["diverged"] else 0
+
+
+def _in_process_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--in-process",
+        action="store_true",
+        help=f"run python and rust inside the harness, for debugging (no timeout or crash "
+        f"isolation; same as {IN_PROCESS_ENV}=1)",
+    )
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from ._generate_cli import generate
+
+    return generate(args)
+
+
+def cmd_promote(args: argparse.Namespace) -> int:
+    from ._candidates import promote
+
+    target = promote(
+        args.domain,
+        args.candidate,
+        args.id,
+        args.description,
+        args.clause or None,
+        vectors_dir=args.vectors_dir,
+    )
+    print(f"promoted {args.candidate} to {_shown(target)} as {args.id}")
+    return 0
+
+
+def add_generate_parsers(sub: Any) -> None:
+    """``generate`` and ``promote`` (issue 10)."""
+    p = sub.add_parser("generate", help="search for inputs the platforms disagree on (Hypothesis)")
+    p.add_argument("--domain", action="append", required=True, help="domain (repeatable)")
+    p.add_argument(
+        "--platform",
+        action="append",
+        default=[],
+        help="compare this platform with the python reference (repeatable; default all)",
+    )
+    p.add_argument(
+        "--worker",
+        action="append",
+        default=[],
+        metavar="NAME=COMMAND",
+        help="also compare an out-of-process platform speaking docs/protocol.md",
+    )
+    p.add_argument("--case-timeout", type=float, default=DEFAULT_CASE_TIMEOUT, metavar="SECONDS")
+    p.add_argument("--max-examples", type=int, default=200, help="Hypothesis examples per search")
+    p.add_argument("--batch", type=int, default=64, help="inputs drawn per example")
+    p.add_argument("--seed", type=int, help="Hypothesis seed (default: random, printed)")
+    p.add_argument("--report", action="store_true", help="print the clause coverage")
+    p.add_argument("--no-properties", action="store_true", help="only the differential search")
+    p.add_argument("--no-write", action="store_true", help="do not write vectors/candidates/")
+    _in_process_option(p)
+    p.add_argument(
+        "--vectors-dir",
+        type=Path,
+        default=VECTORS_DIR,
+        metavar="DIR",
+        help="the vectors folder whose candidates/ receives findings",
+    )
+    p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser("promote", help="move a reviewed candidate into the domain's vector file")
+    p.add_argument("domain")
+    p.add_argument("candidate", metavar="CANDIDATE_ID")
+    p.add_argument("--id", required=True, help="the case's new kebab-case id")
+    p.add_argument("--description", required=True, help="why the case exists")
+    p.add_argument("--clause", action="append", default=[], help="clause id (repeatable; replaces)")
+    p.add_argument("--vectors-dir", type=Path, default=VECTORS_DIR, metavar="DIR")
+    p.set_defaults(func=cmd_promote)
 
 
 def schema_options(p: argparse.ArgumentParser) -> None:
@@ -173,8 +332,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=DEFAULT_CASE_TIMEOUT,
         metavar="SECONDS",
-        help=f"per-case timeout for worker platforms (default {DEFAULT_CASE_TIMEOUT})",
+        help=f"per-case timeout, all but --in-process platforms (default {DEFAULT_CASE_TIMEOUT})",
     )
+    _in_process_option(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument(
         "--output",
@@ -190,11 +350,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("results", metavar="FILE")
     p.add_argument("--max-problems", type=int, default=50)
     p.set_defaults(func=cmd_report)
+    add_generate_parsers(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # A lone surrogate in a message must not turn a finished run into an encoding error.
+    with contextlib.suppress(AttributeError, ValueError):
+        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     try:
         with extra_schema_dirs(getattr(args, "schemas", [])):
             code: int = args.func(args)
@@ -207,6 +371,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (HarnessError, ValueError) as e:
         print(f"hanzo-conformance: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # before or after a run (a run handles its own signals)
+        print("hanzo-conformance: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

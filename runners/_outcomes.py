@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ._compare import MISSING, Difference, diff, rules_for
 from ._schemas import domain_schema, pointer
 from ._vectors import Case
 
-Status = Literal["pass", "fail", "error", "skip"]
-SEVERITY: dict[Status, int] = {"pass": 0, "skip": 1, "fail": 2, "error": 3}
+Status = Literal["pass", "fail", "error", "skip", "not_run"]
+SEVERITY: dict[Status, int] = {"pass": 0, "skip": 1, "not_run": 1, "fail": 2, "error": 3}
 
 
 @dataclass(frozen=True)
@@ -103,24 +104,77 @@ def judge_response(
     return differences, violations
 
 
-def judge(
-    case: Case,
-    platform: str,
-    responses: Sequence[tuple[str | None, Mapping[str, Any]]],
-    rules: Sequence[Mapping[str, Any]],
-) -> Outcome:
-    """Combine the responses for a case and its variants (the original first) into one outcome."""
-    differences: list[Difference] = []
-    violations: list[SchemaViolation] = []
-    actual: Any = MISSING
-    for variant, response in responses:
+def _lone_surrogate(value: Any, at: str = "") -> tuple[str, str] | None:
+    """(pointer, string) of the first string or key holding a lone surrogate, if any."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return at, value
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _lone_surrogate(key, at) or _lone_surrogate(item, f"{at}/{key}")
+            if found:
+                return found
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _lone_surrogate(item, f"{at}/{index}")
+            if found:
+                return found
+    return None
+
+
+def not_i_json(response: Mapping[str, Any]) -> str | None:
+    """Why an output or error cannot be written as UTF-8 JSON (I-JSON, RFC 7493), if it cannot."""
+    for key in ("output", "error"):
+        if key not in response:
+            continue
+        try:
+            json.dumps(response[key], ensure_ascii=False).encode("utf-8")
+            return None
+        except UnicodeEncodeError:
+            found = _lone_surrogate(response[key])
+        pointer, text = found if found else ("", "")
+        where = (pointer or "(root)") if key == "output" else f"the error's {pointer[1:]}"
+        shown = json.dumps(text)  # ASCII, so the surrogate shows as its \\u escape
+        if len(shown) > 200:
+            shown = shown[:200] + "..."
+        return f"{key} is not valid I-JSON: a lone surrogate in {shown} at {where}"
+    return None
+
+
+class Judgement:
+    """The outcome of one case on one platform, built one response at a time.
+
+    Responses for the case and its variants arrive in any number of batches; each is
+    judged on arrival and then dropped, so a long case's derived inputs and outputs
+    never need to be held all at once. The first crash or skip decides the outcome.
+    """
+
+    def __init__(self, case: Case, platform: str, rules: Sequence[Mapping[str, Any]]) -> None:
+        self.case = case
+        self.platform = platform
+        self.rules = rules
+        self.actual: Any = MISSING
+        self.final: Outcome | None = None  # a crash or skip: nothing later changes it
+        self.differences: list[Difference] = []
+        self.violations: list[SchemaViolation] = []
+        # Chunkings of one case mostly answer alike: judge each distinct answer once.
+        self._judged: dict[str, tuple[list[Difference], list[SchemaViolation]]] = {}
+
+    def add(self, variant: str | None, response: Mapping[str, Any]) -> None:
+        case = self.case
+        platform = self.platform
         if variant is None:
-            actual = _actual(response)
+            self.actual = _actual(response)
+        if self.final is not None:
+            return
+        name = f" (chunking {variant})" if variant else ""
         if "skip" in response:
             # The platform says the case does not apply to it (protocol `skip`).
-            name = f" (chunking {variant})" if variant else ""
             reason = response["skip"].get("reason", "")
-            return Outcome(
+            self.final = Outcome(
                 case.domain,
                 case.id,
                 case.content_hash(),
@@ -129,33 +183,71 @@ def judge(
                 message=f"not applicable to {platform}{name}: {reason}",
                 variant=variant,
             )
+            return
         if "crash" in response:
             body = response["crash"]
-            name = f" (chunking {variant})" if variant else ""
-            return Outcome(
+            self.final = Outcome(
                 case.domain,
                 case.id,
                 case.content_hash(),
                 platform,
                 "error",
-                actual,
+                self.actual,
                 message=f"{platform} crashed{name}: {body.get('message', '')}",
                 detail=body.get("detail") or None,
                 variant=variant,
                 input=case.input,
             )
-        d, v = judge_response(case, response, rules, variant)
-        differences.extend(d)
-        violations.extend(v)
-    status: Status = "fail" if differences or violations else "pass"
-    return Outcome(
-        case.domain,
-        case.id,
-        case.content_hash(),
-        platform,
-        status,
-        actual,
-        tuple(differences),
-        tuple(violations),
-        input=case.input,
-    )
+            return
+        trouble = not_i_json(response)
+        if trouble is not None:
+            self.actual = MISSING  # it cannot be written into the results
+            self.final = Outcome(
+                case.domain,
+                case.id,
+                case.content_hash(),
+                platform,
+                "fail",
+                message=f"{platform}{name}: {trouble}",
+                variant=variant,
+                input=case.input,
+            )
+            return
+        answer = json.dumps(
+            [response.get("output"), response.get("error")], sort_keys=True, default=repr
+        )
+        if answer not in self._judged:
+            self._judged[answer] = judge_response(case, response, self.rules, None)
+        d, v = self._judged[answer]
+        self.differences.extend(replace(x, variant=variant) for x in d)
+        self.violations.extend(replace(x, variant=variant) for x in v)
+
+    def outcome(self) -> Outcome:
+        if self.final is not None:
+            return self.final
+        case = self.case
+        status: Status = "fail" if self.differences or self.violations else "pass"
+        return Outcome(
+            case.domain,
+            case.id,
+            case.content_hash(),
+            self.platform,
+            status,
+            self.actual,
+            tuple(self.differences),
+            tuple(self.violations),
+            input=case.input,
+        )
+
+
+def judge(
+    case: Case,
+    platform: str,
+    responses: Sequence[tuple[str | None, Mapping[str, Any]]],
+    rules: Sequence[Mapping[str, Any]],
+) -> Outcome:
+    """Combine the responses for a case and its variants (the original first) into one outcome."""
+    judgement = Judgement(case, platform, rules)
+    for variant, response in responses:
+        judgement.add(variant, response)
+    return judgement.outcome()

@@ -28,8 +28,12 @@ def factories(
     names: Sequence[str] | None,
     workers: Sequence[str] = (),
     case_timeout: float = DEFAULT_CASE_TIMEOUT,
+    in_process: bool = False,
 ) -> list[tuple[str, Callable[[], Adapter]]]:
-    """(name, factory) for each selected platform; all built-in ones when names is empty."""
+    """(name, factory) for each selected platform; all built-in ones when names is empty.
+
+    ``in_process`` runs python and rust inside the harness (debugging; adapters/served.py).
+    """
     chosen: list[tuple[str, Callable[[], Adapter]]] = []
     extra = dict(parse_worker(w) for w in workers)
     for name in names or [n for n in registry.platform_names() if n not in extra]:
@@ -37,7 +41,10 @@ def factories(
             continue
         if not registry.is_platform(name):
             raise UnknownPlatform(name, [*registry.platform_names(), *extra])
-        chosen.append((name, functools.partial(registry.create, name, timeout=case_timeout)))
+        built_in = functools.partial(
+            registry.create, name, timeout=case_timeout, in_process=in_process
+        )
+        chosen.append((name, built_in))
     for name, command in extra.items():
         factory = registry.worker_factory(name, command)
         chosen.append((name, functools.partial(registry.build, factory, timeout=case_timeout)))
@@ -49,15 +56,27 @@ def start_all(chosen: Sequence[tuple[str, Callable[[], Adapter]]]) -> list[Start
 
 
 def describe(platform: StartedPlatform) -> dict[str, Any]:
+    """The platform's record in ``summary.platforms`` (results.schema.json)."""
     impl = platform.implementation
     if impl is None:
-        return {"failure": platform.failure or "did not start"}
-    return {
+        info: dict[str, Any] = {"failure": platform.failure or "did not start"}
+        if platform.detail:
+            info["detail"] = platform.detail
+        return info
+    info = {
         "implementation": impl.name,
         "version": impl.version,
         "language": impl.language,
         "domains": sorted(impl.domains),
     }
+    # Worker platforms: protocol problems that were no case's fault, and the cutoff.
+    problems = getattr(platform.adapter, "problems", None)
+    if problems:
+        info["problems"] = [dict(p) for p in problems]
+    broken = getattr(platform.adapter, "broken", None)
+    if broken:
+        info["broken"] = broken
+    return info
 
 
 def stop_all(platforms: Sequence[StartedPlatform]) -> None:

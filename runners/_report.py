@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-STATUSES = ("pass", "fail", "error", "skip")
+STATUSES = ("pass", "fail", "error", "skip", "not_run")
 
 
 def summarize(
@@ -43,10 +43,11 @@ def document(
 
 def _cell(counts: Mapping[str, int]) -> str:
     ran = counts["pass"] + counts["fail"] + counts["error"]
-    if ran == 0 and counts["skip"]:
+    unfinished = counts.get("not_run", 0)
+    if ran == 0 and counts["skip"] and not unfinished:
         return "not implemented"
-    text = f"{counts['pass']}/{ran + counts['skip']}"
-    bad = [f"{counts[s]} {s}" for s in ("fail", "error", "skip") if counts[s]]
+    text = f"{counts['pass']}/{ran + counts['skip'] + unfinished}"
+    bad = [f"{counts.get(s, 0)} {s}" for s in ("fail", "error", "skip", "not_run") if counts.get(s)]
     return text + (" (" + ", ".join(bad) + ")" if bad else " ok")
 
 
@@ -62,7 +63,7 @@ def render_table(doc: Mapping[str, Any]) -> str:
     header = ["domain", "cases", *platforms]
     rows = [header]
     for domain, row in matrix.items():
-        empty = dict.fromkeys(STATUSES, 0)
+        empty: dict[str, int] = dict.fromkeys(STATUSES, 0)
         rows.append(
             [domain, str(cases.get(domain, 0)), *(_cell(row.get(p, empty)) for p in platforms)]
         )
@@ -126,26 +127,69 @@ def render_problem(result: Mapping[str, Any], case_input: Any = None, limit: int
     return "\n".join(lines)
 
 
+def _platform_messages(summary: Mapping[str, Any]) -> dict[tuple[str, str], str]:
+    """(platform, message) -> why: the messages a platform gives many cases at once."""
+    shared = {}
+    for name, info in summary["platforms"].items():
+        if info.get("failure"):
+            shared[(name, info["failure"])] = "unavailable"
+        if info.get("broken"):
+            shared[(name, info["broken"])] = "broken"
+    return shared
+
+
+def _render_shared(platform: str, message: str, results: Sequence[Mapping[str, Any]]) -> str:
+    """Cases that failed for one platform-level reason: one block, not one per case."""
+    names = [f"{r['domain']}::{r['case']}" for r in results]
+    listed = ", ".join(names[:5]) + (f", … ({len(names) - 5} more)" if len(names) > 5 else "")
+    return f"ERROR {len(results)} case(s) [{platform}]\n  {message}\n  cases: {listed}"
+
+
+def _render_platform(name: str, info: Mapping[str, Any]) -> list[str]:
+    if "failure" in info:
+        lines = [f"  {name}: UNAVAILABLE: {info['failure']}"]
+        if info.get("detail"):
+            lines.append("    stderr:")
+            lines.extend("      " + line for line in info["detail"].rstrip().splitlines()[-15:])
+        return lines
+    lines = [f"  {name}: {info['implementation']} {info['version']} ({info['language']})"]
+    if info.get("broken"):
+        lines.append(f"    BROKEN: {info['broken']}")
+    for p in info.get("problems", []):
+        lines.append(f"    PROBLEM ({p['kind']}): {p['message']}")
+        lines.extend("      " + line for line in p.get("detail", "").splitlines()[:5])
+    return lines
+
+
 def render_text(doc: Mapping[str, Any], max_problems: int = 50) -> str:
     summary = doc["summary"]
-    problems = [r for r in doc["results"] if r["status"] in ("fail", "error")]
-    parts = []
+    shared_messages = _platform_messages(summary)
+    shared: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
+    problems = []
+    for r in doc["results"]:
+        if r["status"] not in ("fail", "error"):
+            continue
+        key = (r["platform"], r.get("message", ""))
+        if r["status"] == "error" and key in shared_messages:
+            shared[key].append(r)
+        else:
+            problems.append(r)
+    parts = [_render_shared(p, m, rs) for (p, m), rs in shared.items()]
     for r in problems[:max_problems]:
         parts.append(render_problem(r, r.get("input")))
     if len(problems) > max_problems:
         parts.append(f"… {len(problems) - max_problems} more problems (see --format json)")
     parts.append(render_table(doc))
     platform_lines = [
-        f"  {name}: {info['implementation']} {info['version']} ({info['language']})"
-        if "failure" not in info
-        else f"  {name}: UNAVAILABLE: {info['failure']}"
-        for name, info in summary["platforms"].items()
+        line for name, info in summary["platforms"].items() for line in _render_platform(name, info)
     ]
     if platform_lines:
         parts.append("platforms:\n" + "\n".join(platform_lines))
-    verdict = "DIVERGED" if summary["diverged"] else "OK"
+    unfinished = summary.get("not_run", 0)
+    verdict = "INTERRUPTED" if unfinished else "DIVERGED" if summary["diverged"] else "OK"
     parts.append(
         f"{verdict}: {summary['total']} results: {summary['pass']} pass, {summary['fail']} fail, "
         f"{summary['error']} error, {summary['skip']} skip"
+        + (f", {unfinished} not run" if unfinished else "")
     )
     return "\n\n".join(parts)

@@ -33,6 +33,11 @@ def extra_schema_dirs(dirs: Sequence[Path]) -> Iterator[None]:
         del _extra_dirs[: len(added)]
 
 
+def extra_dirs() -> list[Path]:
+    """The folders given with ``--schemas``, searched first (for contracts too)."""
+    return list(_extra_dirs)
+
+
 @dataclass(frozen=True)
 class DomainSchema:
     """Validators for one domain's input, output and error codes."""

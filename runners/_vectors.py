@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import math
+import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -12,12 +15,18 @@ from typing import Any
 
 from jsonschema import ValidationError
 
+from ._clauses import DOCS_DIR, contract_path, domain_clause_ids
 from ._pointer import escape
+from ._pointer import parse as parse_pointer
 from ._resources import project_dir
-from ._schemas import domain_schema, pointer, vector_file_validator
+from ._schema_paths import reachable
+from ._schemas import DomainSchema, domain_schema, pointer, vector_file_validator
+from ._variants import VariantError, chunks_at
 from .exceptions import Problem, VectorFileError
 
 VECTORS_DIR = project_dir("vectors")
+CANDIDATES_DIR = "candidates"  # generated, unreviewed cases (runners/_candidates.py)
+_KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
 @dataclass(frozen=True)
@@ -64,21 +73,72 @@ class _StrictJsonError(ValueError):
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_SAFE_INTEGER = 2**53 - 1  # I-JSON (RFC 7493 §2.2): every platform reads these exactly
+MAX_DEPTH = 128
+"""Deepest nesting of arrays and objects a vector file may have (the file's top-level
+object is level 1). serde_json's default limit; far beyond any case, and safely within
+Python's recursion limit for everything that walks a case."""
+
+# A string (unrolled, possessive: constant memory however long) or a bracket.
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"?|[\[{\]}]', re.DOTALL)
 
 
 def _reject_constant(name: str) -> Any:
     raise _StrictJsonError(f"{name} is not JSON")
 
 
+def _too_deep(text: str) -> tuple[int, int] | None:
+    """(line, column) where nesting first exceeds MAX_DEPTH, scanning brackets outside strings."""
+    depth = 0
+    for token in _STRING_OR_BRACKET.finditer(text):
+        char = token.group()[0]
+        if char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                position = token.start()
+                line = text.count("\n", 0, position) + 1
+                return line, position - text.rfind("\n", 0, position)
+        elif char in "]}":
+            depth -= 1
+    return None
+
+
+class _KeyedTwice(dict[str, Any]):
+    """An object in which some keys appeared more than once (the last value kept)."""
+
+    duplicates: list[str]
+
+
+def _note_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    duplicates = []
+    for key, value in pairs:
+        if key in obj:
+            duplicates.append(key)
+        obj[key] = value
+    if not duplicates:
+        return obj
+    marked = _KeyedTwice(obj)
+    marked.duplicates = duplicates
+    return marked
+
+
 def _not_i_json(value: Any, where: str) -> Iterator[tuple[str, str]]:
     """(pointer, problem) for each value every platform would not read alike (RFC 7493 §2)."""
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int):
         if abs(value) > MAX_SAFE_INTEGER:
             yield where, "integer outside the I-JSON range ±(2^53-1)"
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            yield where, "number too large for a double (it would be sent as Infinity, not JSON)"
     elif isinstance(value, str):
         if _SURROGATE.search(value):
             yield where, "lone surrogate: not Unicode text (UTF-8 and serde_json cannot carry it)"
     elif isinstance(value, dict):
+        if isinstance(value, _KeyedTwice):
+            for key in dict.fromkeys(value.duplicates):
+                yield f"{where}/{escape(key)}", f"duplicate object key {key!r}"
         for k, v in value.items():
             here = f"{where}/{escape(k)}"
             yield from _not_i_json(k, here)
@@ -88,22 +148,14 @@ def _not_i_json(value: Any, where: str) -> Iterator[tuple[str, str]]:
             yield from _not_i_json(v, f"{where}/{i}")
 
 
-def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in obj:
-            raise _StrictJsonError(f"duplicate object key {key!r}")
-        obj[key] = value
-    return obj
-
-
 def _case_id_at(document: Any, parts: list[Any]) -> str | None:
-    if len(parts) >= 2 and parts[0] == "cases" and isinstance(parts[1], int):
+    if len(parts) >= 2 and parts[0] == "cases" and str(parts[1]).isdigit():
+        index = int(parts[1])
         cases = document.get("cases") if isinstance(document, dict) else None
-        if isinstance(cases, list) and parts[1] < len(cases) and isinstance(cases[parts[1]], dict):
-            case_id = cases[parts[1]].get("id")
-            return case_id if isinstance(case_id, str) else f"#{parts[1]}"
-        return f"#{parts[1]}"
+        if isinstance(cases, list) and index < len(cases) and isinstance(cases[index], dict):
+            case_id = cases[index].get("id")
+            return case_id if isinstance(case_id, str) else f"#{index}"
+        return f"#{index}"
     return None
 
 
@@ -119,98 +171,229 @@ def _humane(err: ValidationError) -> str:
     return message if len(message) <= 300 else message[:297] + "..."
 
 
-def load_vector_file(path: Path) -> VectorFile:
-    """Read, parse and validate one vector file; raise VectorFileError listing every problem."""
-    problems: list[Problem] = []
+def _parse(path: Path) -> Any:
+    """The file's JSON (duplicate keys kept last-wins, marked); VectorFileError if unusable."""
     try:
         text = path.read_text(encoding="utf-8")
-        document = json.loads(
-            text, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant
-        )
     except (OSError, UnicodeDecodeError) as e:
         raise VectorFileError([Problem(path, None, "", f"cannot read: {e}")]) from e
+    deep = _too_deep(text)
+    if deep is not None:
+        line, column = deep
+        message = (
+            f"arrays/objects nested more than {MAX_DEPTH} levels deep "
+            f"(the limit; line {line}, column {column})"
+        )
+        raise VectorFileError([Problem(path, None, "", message)])
+    try:
+        return json.loads(
+            text, object_pairs_hook=_note_duplicate_keys, parse_constant=_reject_constant
+        )
     except json.JSONDecodeError as e:
-        raise VectorFileError(
-            [
-                Problem(
-                    path, None, "", f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})"
-                )
-            ]
-        ) from e
+        message = f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})"
+        raise VectorFileError([Problem(path, None, "", message)]) from e
     except _StrictJsonError as e:
         raise VectorFileError([Problem(path, None, "", f"not valid vector JSON: {e}")]) from e
 
+
+def _rule_problems(path: Path, document: dict[str, Any], schema: DomainSchema) -> Iterator[Problem]:
+    """Comparison rules whose pointers no output (path) or input (when/unless) can have."""
+    rules = document.get("comparison", [])
+    for index, rule in enumerate(rules if isinstance(rules, list) else []):
+        if not isinstance(rule, dict):
+            continue
+        base = f"/comparison/{index}"
+        pointers = [("path", rule.get("path"), schema.output, "output")]
+        when = rule.get("when", {})
+        pointers += [
+            (f"when/{escape(p)}", p, schema.input, "input")
+            for p in (when if isinstance(when, dict) else {})
+        ]
+        unless = rule.get("unless", [])
+        pointers += [
+            (f"unless/{i}", p, schema.input, "input")
+            for i, p in enumerate(unless if isinstance(unless, list) else [])
+        ]
+        # `where` keys are members of the object holding the ignored value.
+        holder = rule.get("path")
+        where = rule.get("where", {})
+        if isinstance(holder, str) and holder.startswith("/") and isinstance(where, dict):
+            parent = holder[: holder.rindex("/")]
+            pointers += [
+                (f"where/{escape(k)}", f"{parent}/{escape(k)}", schema.output, "output")
+                for k in where
+            ]
+        for where, pointer_text, validator, side in pointers:
+            if not isinstance(pointer_text, str) or not pointer_text.startswith("/"):
+                continue  # the vector-file schema reports it
+            root = validator.schema
+            defs = root.get("$defs", {}) if isinstance(root, dict) else {}
+            if not reachable(root, defs, parse_pointer(pointer_text)):
+                yield Problem(
+                    path,
+                    None,
+                    f"{base}/{where}",
+                    f"{pointer_text!r} can never match: no {side} of the domain "
+                    f"(schemas/{schema.domain}.schema.json) has a value there",
+                )
+
+
+def _shown(contract: Path | None) -> str:
+    """A contract's path, relative to the project's docs/domains where it is there."""
+    if contract is None:
+        return "(no contract)"
+    if contract.parent == DOCS_DIR:
+        return f"docs/domains/{contract.name}"
+    return str(contract)
+
+
+def _case_problems(
+    path: Path,
+    raw: dict[str, Any],
+    index: int,
+    schema: DomainSchema | None,
+    clauses: frozenset[str] | None,
+    variants: list[Any],
+    tags: Any,
+) -> Iterator[Problem]:
+    """Problems of one case against its domain: schema, clause ids, variants."""
+    case_id = raw.get("id") if isinstance(raw.get("id"), str) else f"#{index}"
+    base = f"/cases/{index}"
+    input_ok = "input" in raw  # variants are checked only on inputs the schema accepts
+    if schema is not None:
+        checks = [
+            ("input", schema.input),
+            ("expected", schema.output),
+            ("error", schema.error_code),
+        ]
+        for key, validator in checks:
+            if key not in raw:
+                continue
+            for err in validator.iter_errors(raw[key]):
+                input_ok = input_ok and key != "input"
+                where = f"{base}/{key}{pointer(err.absolute_path)}"
+                yield Problem(path, case_id, where, _humane(err))
+    declared = tags if isinstance(tags, dict) else {}
+    case_tags = raw.get("tags")
+    for t, tag in enumerate(case_tags if isinstance(case_tags, list) else []):
+        if isinstance(tag, str) and tag not in declared:
+            yield Problem(
+                path, case_id, f"{base}/tags/{t}", f"tag {tag!r} is not declared in /tags"
+            )
+    case_clauses = raw.get("clauses")
+    if schema is not None and clauses is not None and isinstance(case_clauses, list):
+        for i, clause in enumerate(case_clauses):
+            if isinstance(clause, str) and clause not in clauses:
+                yield Problem(
+                    path,
+                    case_id,
+                    f"{base}/clauses/{i}",
+                    f"clause {clause!r} is not defined in {_shown(contract_path(schema.domain))}",
+                )
+    if input_ok:
+        for v_index, variant in enumerate(variants):
+            if not isinstance(variant, dict) or not isinstance(variant.get("path"), str):
+                continue
+            try:
+                chunks_at(raw["input"], variant["path"])
+            except VariantError as e:
+                yield Problem(
+                    path,
+                    case_id,
+                    f"{base}/input{variant['path']}",
+                    f"the {variant.get('kind')} variant /variants/{v_index} does not apply: {e}",
+                )
+            except ValueError:
+                continue  # not a pointer: the vector-file schema reports it
+
+
+def load_vector_file(path: Path) -> VectorFile:
+    """Read, parse and validate one vector file; raise VectorFileError listing every problem.
+
+    Everything that can be checked is checked in one pass: the file's shape, each
+    case's input/expected/error against the domain schema, clause ids against the
+    domain's contract, variants against each case's input, comparison rules against
+    the domain schema, and I-JSON (finite numbers, safe integers, no lone
+    surrogates, no duplicate keys).
+    """
+    document = _parse(path)
+    problems: list[Problem] = []
+    for where, message in _not_i_json(document, ""):
+        parts = parse_pointer(where)
+        problems.append(Problem(path, _case_id_at(document, parts), where, message))
     for err in sorted(
-        vector_file_validator().iter_errors(document), key=lambda e: list(e.absolute_path)
+        vector_file_validator().iter_errors(document),
+        key=lambda e: [str(p) for p in e.absolute_path],
     ):
         parts = list(err.absolute_path)
         problems.append(Problem(path, _case_id_at(document, parts), pointer(parts), _humane(err)))
-    if problems:
+    if not isinstance(document, dict):
         raise VectorFileError(problems)
 
-    domain = document["domain"]
-    schema = domain_schema(domain)
-    if schema is None:
-        raise VectorFileError(
-            [
+    domain = document.get("domain")
+    schema = domain_schema(domain) if isinstance(domain, str) and _KEBAB.fullmatch(domain) else None
+    clauses = None
+    if isinstance(domain, str) and schema is None and _KEBAB.fullmatch(domain):
+        problems.append(
+            Problem(
+                path, None, "/domain", f"unknown domain {domain!r}: no schemas/{domain}.schema.json"
+            )
+        )
+    if schema is not None:
+        clauses = domain_clause_ids(schema.domain)
+        if clauses is None:
+            problems.append(
                 Problem(
                     path,
                     None,
                     "/domain",
-                    f"unknown domain {domain!r}: no schemas/{domain}.schema.json",
-                )
-            ]
-        )
-
-    seen: dict[str, int] = {}
-    cases: list[Case] = []
-    for index, raw in enumerate(document["cases"]):
-        case_id = raw["id"]
-        base = f"/cases/{index}"
-        if case_id in seen:
-            problems.append(
-                Problem(
-                    path,
-                    case_id,
-                    f"{base}/id",
-                    f"duplicate id (first used by /cases/{seen[case_id]})",
+                    f"domain {domain!r} has no contract docs/domains/{domain}.md "
+                    f"(or DIR/{domain}.md beside a --schemas DIR) to define its clauses",
                 )
             )
-        seen.setdefault(case_id, index)
-        for t, tag in enumerate(raw["tags"]):
-            if tag not in document["tags"]:
+        problems.extend(_rule_problems(path, document, schema))
+
+    variants = document.get("variants")
+    variants = variants if isinstance(variants, list) else []
+    raw_cases = document.get("cases")
+    seen: dict[str, int] = {}
+    for index, raw in enumerate(raw_cases if isinstance(raw_cases, list) else []):
+        if not isinstance(raw, dict):
+            continue
+        case_id = raw.get("id")
+        if isinstance(case_id, str):
+            if case_id in seen:
                 problems.append(
                     Problem(
-                        path, case_id, f"{base}/tags/{t}", f"tag {tag!r} is not declared in /tags"
+                        path,
+                        case_id,
+                        f"/cases/{index}/id",
+                        f"duplicate id (first used by /cases/{seen[case_id]})",
                     )
                 )
-        for where, message in _not_i_json(raw, base):
-            problems.append(Problem(path, case_id, where, message))
-        checks = [("input", schema.input, raw["input"])]
-        if "error" in raw:
-            checks.append(("error", schema.error_code, raw["error"]))
-        else:
-            checks.append(("expected", schema.output, raw["expected"]))
-        for key, validator, value in checks:
-            for err in validator.iter_errors(value):
-                where = f"{base}/{key}{pointer(err.absolute_path)}"
-                problems.append(Problem(path, case_id, where, _humane(err)))
-        cases.append(
-            Case(
-                domain=domain,
-                id=case_id,
-                description=raw["description"],
-                tags=tuple(raw["tags"]),
-                source=raw["source"],
-                clauses=tuple(raw["clauses"]),
-                input=raw["input"],
-                expected=raw.get("expected"),
-                error=raw.get("error"),
-                path=path,
-            )
+            seen.setdefault(case_id, index)
+        problems.extend(
+            _case_problems(path, raw, index, schema, clauses, variants, document.get("tags"))
         )
     if problems:
         raise VectorFileError(problems)
+
+    assert isinstance(domain, str)  # the vector-file schema passed
+    cases = tuple(
+        Case(
+            domain=domain,
+            id=raw["id"],
+            description=raw["description"],
+            tags=tuple(raw["tags"]),
+            source=raw["source"],
+            clauses=tuple(raw["clauses"]),
+            input=raw["input"],
+            expected=raw.get("expected"),
+            error=raw.get("error"),
+            path=path,
+        )
+        for raw in document["cases"]
+    )
     return VectorFile(
         path=path,
         domain=domain,
@@ -218,20 +401,70 @@ def load_vector_file(path: Path) -> VectorFile:
         description=document["description"],
         comparison=tuple(document.get("comparison", ())),
         variants=tuple(document.get("variants", ())),
-        cases=tuple(cases),
+        cases=cases,
     )
 
 
-def vector_paths(sources: Iterable[Path]) -> list[Path]:
-    """Every *.json file named or found (recursively) under the given files and folders."""
+def _vector_files_under(folder: Path, problems: list[Problem]) -> list[Path]:
+    """Every *.json under ``folder``; a folder that cannot be listed is a problem, never skipped."""
+
+    def unlistable(error: OSError) -> None:
+        where = Path(error.filename) if error.filename else folder
+        problems.append(
+            Problem(where, None, "", f"cannot list this folder: {error.strerror or error}")
+        )
+
+    found: list[Path] = []
+    for root, dirs, names in os.walk(folder, onerror=unlistable):
+        # Unreviewed generated cases load only when their folder is named itself.
+        dirs[:] = [d for d in dirs if d != CANDIDATES_DIR]
+        found.extend(Path(root) / name for name in names if name.endswith(".json"))
+    return sorted(found)
+
+
+def find_vector_files(sources: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
+    """Every *.json file named or found (recursively) under the given files and folders,
+    and a problem for each source that cannot be used (missing, a symlink loop, unreadable).
+
+    A ``candidates`` folder (``hanzo-conformance generate``'s output) inside a given
+    folder is skipped; pass the candidates folder itself to load it.
+    """
     found: dict[Path, None] = {}
+    problems: list[Problem] = []
     for source in sources:
-        if source.is_dir():
-            for p in sorted(source.rglob("*.json")):
-                found.setdefault(p.resolve(), None)
+        try:
+            resolved = source.resolve(strict=True)
+        except RuntimeError:  # Python < 3.13 reports a symlink loop this way
+            problems.append(
+                Problem(source, None, "", "symlink loop: this path never reaches a file")
+            )
+            continue
+        except OSError as e:
+            reason = (
+                "symlink loop: this path never reaches a file"
+                if e.errno == errno.ELOOP
+                else (
+                    "no such file or folder"
+                    if e.errno == errno.ENOENT
+                    else f"cannot use: {e.strerror or e}"
+                )
+            )
+            problems.append(Problem(source, None, "", reason))
+            continue
+        if resolved.is_dir():
+            for p in _vector_files_under(resolved, problems):
+                found.setdefault(p, None)
         else:
-            found.setdefault(source.resolve(), None)
-    return list(found)
+            found.setdefault(resolved, None)
+    return list(found), problems
+
+
+def vector_paths(sources: Iterable[Path]) -> list[Path]:
+    """Every vector file under the sources; VectorFileError if a source cannot be used."""
+    paths, problems = find_vector_files(sources)
+    if problems:
+        raise VectorFileError(problems)
+    return paths
 
 
 def load_vectors(sources: Iterable[Path]) -> list[VectorFile]:
@@ -241,8 +474,8 @@ def load_vectors(sources: Iterable[Path]) -> list[VectorFile]:
     results are keyed by (domain, case).
     """
     files: list[VectorFile] = []
-    problems: list[Problem] = []
-    for path in vector_paths(sources):
+    paths, problems = find_vector_files(sources)
+    for path in paths:
         try:
             files.append(load_vector_file(path))
         except VectorFileError as e:

@@ -5,9 +5,10 @@ A run goes through these steps, and each can fail in its own way:
 * find and read the vector files (``VectorFileError``: not JSON, wrong shape,
   duplicate ids, a domain with no schema; each problem names the file, the case
   id and the JSON pointer);
-* start each platform (``PlatformUnavailable``: the extension is not built, Node
-  is missing, the worker never completed its handshake). The run goes on: every
-  case of that platform is reported ``error`` with this message;
+* start each platform (``PlatformUnavailable``, raised by ``Adapter.start``: the
+  extension is not built, Node is missing, the worker never completed its
+  handshake). The run goes on: the platform is reported unavailable once, with
+  its stderr, and each of its cases is an ``error`` pointing there;
 * run the cases. Nothing a platform does there raises: a crash, hang or protocol
   violation becomes that case's ``error`` outcome (see ``adapters/protocol.py``).
 """
@@ -16,6 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+
+# Raised by adapters (which do not depend on the runners), so defined beside the Adapter protocol.
+from adapters.protocol import PlatformUnavailable
+
+__all__ = ["HarnessError", "PlatformUnavailable", "Problem", "UnknownPlatform", "VectorFileError"]
 
 
 class HarnessError(Exception):
@@ -43,17 +49,6 @@ class VectorFileError(HarnessError):
     def __init__(self, problems: list[Problem]) -> None:
         self.problems = problems
         super().__init__("\n".join(str(p) for p in problems))
-
-
-class PlatformUnavailable(HarnessError):
-    """A platform could not be started; ``hint`` says how to make it available."""
-
-    def __init__(self, platform: str, message: str, hint: str = "") -> None:
-        self.platform = platform
-        self.hint = hint
-        super().__init__(
-            f"platform {platform!r} unavailable: {message}" + (f" ({hint})" if hint else "")
-        )
 
 
 class UnknownPlatform(HarnessError):

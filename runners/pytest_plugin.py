@@ -1,15 +1,24 @@
 """pytest plugin: one test per (domain, case, platform), collected from vector files.
 
     pytest vectors/ --platform rust -k crlf -x
+    pytest -m "platform_js and domain_sse-frames"
     pytest -n auto --junitxml=report.xml
 
-A vector file is any ``*.json`` in a folder named ``vectors`` or under a
-``--vectors`` path. Test ids read ``vectors/sse-frames.json::sse-frames::<case>[<platform>]``.
+Vector files are collected only where a project asks for them: every ``*.json``
+under the folders of the ini option ``hanzo_conformance_vectors`` (this project's
+pyproject.toml names ``vectors``) or under a ``--vectors`` path; a ``vectors/``
+folder of any other project is left alone. Test ids read
+``vectors/sse-frames.json::sse-frames::<case>[<platform>]``; each test carries the
+markers ``platform_<platform>`` and ``domain_<domain>`` (select with ``-m``: unlike a
+``-k`` substring, ``-m platform_js`` cannot match ``.json``) and its case's tags as
+``-k`` keywords.
 """
 
 from __future__ import annotations
 
 import contextlib
+import signal
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,17 +26,19 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ._outcomes import Outcome
-from ._platforms import DEFAULT_CASE_TIMEOUT, factories, stop_all
+from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, stop_all
 from ._report import render_problem
 from ._run import StartedPlatform, run_cases, start_platform
 from ._schemas import extra_schema_dirs
-from ._vectors import Case, VectorFile, load_vector_file
+from ._vectors import CANDIDATES_DIR, Case, VectorFile, load_vector_file
 from .exceptions import VectorFileError
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
 _POOL = pytest.StashKey["PlatformPool"]()
+_CASE_OWNERS = pytest.StashKey[dict[tuple[str, str], Path]]()
+VECTORS_INI = "hanzo_conformance_vectors"
 _CLEANUP = pytest.StashKey[contextlib.ExitStack]()
 
 
@@ -36,7 +47,9 @@ class PlatformPool:
 
     def __init__(self, config: pytest.Config) -> None:
         opt = config.option
-        self.chosen = dict(factories(opt.hc_platforms, opt.hc_workers, opt.hc_case_timeout))
+        self.chosen = dict(
+            factories(opt.hc_platforms, opt.hc_workers, opt.hc_case_timeout, opt.hc_in_process)
+        )
         self.started: dict[str, StartedPlatform] = {}
 
     def get(self, name: str) -> StartedPlatform:
@@ -50,6 +63,12 @@ class PlatformPool:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini(
+        VECTORS_INI,
+        type="paths",
+        default=[],
+        help="folders or files whose *.json vector files this project runs (relative to the ini)",
+    )
     group = parser.getgroup("hanzo-conformance", "cross-platform conformance vectors")
     group.addoption(
         "--platform",
@@ -95,16 +114,69 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=DEFAULT_CASE_TIMEOUT,
         dest="hc_case_timeout",
         metavar="SECONDS",
-        help="per-case timeout for worker platforms",
+        help="per-case timeout, every platform but --in-process ones",
     )
+    _in_process_option(group)
+
+
+def _in_process_option(group: pytest.OptionGroup) -> None:
+    group.addoption(
+        "--in-process",
+        action="store_true",
+        default=False,
+        dest="hc_in_process",
+        help="run python and rust inside the test process, for debugging (no timeout or crash "
+        "isolation; same as HANZO_CONFORMANCE_IN_PROCESS=1)",
+    )
+
+
+def _interrupt(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def _restore_sigterm() -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_POOL] = PlatformPool(config)
+    config.stash[_CASE_OWNERS] = {}
+    for name in config.stash[_POOL].chosen:
+        _register_marker(config, platform_marker(name), f"cases run on the {name} platform")
+    # Workers run in sessions of their own, so a SIGTERM to pytest's process group does not
+    # reach them: let SIGTERM end the session like Ctrl-C, which stops them (unconfigure).
+    if (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    ):
+        signal.signal(signal.SIGTERM, _interrupt)
+        config.add_cleanup(_restore_sigterm)
     cleanup = config.stash[_CLEANUP] = contextlib.ExitStack()
     cleanup.enter_context(extra_schema_dirs([Path(d) for d in config.option.hc_schemas]))
     # --vectors paths are collected like paths given on the command line.
     config.args.extend(str(Path(p)) for p in config.option.hc_vectors)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """Platform-level records, shown once: start failures (with stderr), cutoffs, problems."""
+    pool = config.stash.get(_POOL, None)
+    if pool is None:
+        return
+    lines = []
+    for name, platform in pool.started.items():
+        info = describe(platform)
+        if "failure" in info:
+            lines.append(f"{name}: UNAVAILABLE: {info['failure']}")
+            lines.extend("    " + line for line in info.get("detail", "").splitlines()[-15:])
+        if "broken" in info:
+            lines.append(f"{name}: BROKEN: {info['broken']}")
+        for p in info.get("problems", []):
+            lines.append(f"{name}: PROBLEM ({p['kind']}): {p['message']}")
+            lines.extend("    " + line for line in p["detail"].splitlines()[:5])
+    if lines:
+        terminalreporter.write_sep("=", "hanzo-conformance platforms")
+        for line in lines:
+            terminalreporter.write_line(line)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -116,17 +188,37 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         cleanup.close()
 
 
+def platform_marker(platform: str) -> str:
+    return f"platform_{platform}"
+
+
+def domain_marker(domain: str) -> str:
+    return f"domain_{domain}"
+
+
+def _register_marker(config: pytest.Config, name: str, meaning: str) -> None:
+    # --strict-markers accepts only registered names; these are known only at run time.
+    if name not in {line.split(":", 1)[0].strip() for line in config.getini("markers")}:
+        config.addinivalue_line("markers", f"{name}: {meaning}")
+
+
+def _vector_roots(config: pytest.Config) -> list[Path]:
+    asked: list[Path] = list(config.getini(VECTORS_INI))
+    return [p.resolve() for p in asked + [Path(v) for v in config.option.hc_vectors]]
+
+
 def _is_vector_file(config: pytest.Config, file_path: Path) -> bool:
     if file_path.suffix != ".json":
         return False
-    if file_path.parent.name == "vectors":
-        return True
     resolved = file_path.resolve()
-    for extra in config.option.hc_vectors:
-        root = Path(extra).resolve()
-        if resolved == root or root in resolved.parents:
-            return True
-    return False
+    # Generated candidates are collected only when their folder is named itself.
+    return any(
+        resolved == root
+        or (
+            root in resolved.parents and CANDIDATES_DIR not in resolved.relative_to(root).parts[:-1]
+        )
+        for root in _vector_roots(config)
+    )
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -146,6 +238,23 @@ class VectorFileNode(pytest.File):
         domains = self.config.option.hc_domains
         if domains and vector_file.domain not in domains:
             return
+        # Results are keyed by (domain, case): a second file reusing an id is not run.
+        owners = self.config.stash[_CASE_OWNERS]
+        reused = []
+        for case in vector_file.cases:
+            first = owners.get((vector_file.domain, case.id), self.path)
+            if first != self.path:
+                reused.append(
+                    f"{self.path}: case {case.id!r}: id already used in {first} "
+                    f"for domain {vector_file.domain}"
+                )
+        if reused:
+            raise self.CollectError("invalid vector file:\n  " + "\n  ".join(reused))
+        for case in vector_file.cases:
+            owners[(vector_file.domain, case.id)] = self.path
+        _register_marker(
+            self.config, domain_marker(vector_file.domain), f"cases of {vector_file.domain}"
+        )
         yield DomainNode.from_parent(self, name=vector_file.domain, vector_file=vector_file)
 
 
@@ -180,8 +289,10 @@ class CaseItem(pytest.Item):
         self.case = case
         self.platform = platform
         self.vector_file = vector_file
-        # `-k` matches a case's tags and its domain too.
-        self.extra_keyword_matches.update({*case.tags, case.domain, platform})
+        # `-k` matches a case's tags too; `-m` selects platform and domain exactly.
+        self.extra_keyword_matches.update(case.tags)
+        self.add_marker(platform_marker(platform))
+        self.add_marker(domain_marker(case.domain))
 
     def runtest(self) -> None:
         platform = self.config.stash[_POOL].get(self.platform)

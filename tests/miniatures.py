@@ -133,3 +133,116 @@ class Dropper(_Wrapped):
 class NoStart(_Wrapped):
     def start(self) -> Implementation:
         raise OSError("no such executable: hanzo-worker")
+
+
+# Planted faults for `hanzo-conformance generate` (tests/test_generate.py): each is
+# the reference with one bug a real implementation could have, on one domain.
+
+
+class _OneDomainFault(_Wrapped):
+    domain = ""
+
+    def run(self, requests: Sequence[Request]) -> list[Response]:
+        out = []
+        for request in requests:
+            if request["domain"] == self.domain:
+                out.append(self.faulty(request))
+            else:
+                out.append(self.inner.run([request])[0])
+        return out
+
+    def faulty(self, request: Request) -> Response:
+        raise NotImplementedError
+
+
+class CrLfAcrossChunks(_OneDomainFault):
+    """sse-frames: a CR ending one chunk and the LF starting the next are two line endings."""
+
+    domain = "sse-frames"
+
+    def faulty(self, request: Request) -> Response:
+        chunks = list(request["input"]["chunks"])
+        for i in range(1, len(chunks)):
+            # Only a boundary right after a CR counts (an empty chunk keeps the state).
+            before = "".join(chunks[:i])
+            if before.endswith("\r") and chunks[i].startswith("\n"):
+                chunks[i] = "\r" + chunks[i][1:]  # this parser sees a second line ending
+        return self.inner.run([{**request, "input": {**request["input"], "chunks": chunks}}])[0]
+
+
+def _utf16_units(text: str) -> str:
+    """Each astral character as two BMP private-use characters (its two UTF-16 units)."""
+    out = []
+    for c in text:
+        cp = ord(c)
+        if cp > 0xFFFF:
+            cp -= 0x10000
+            out += [chr(0xE000 + (cp >> 10)), chr(0xE400 + (cp & 0x3FF))]
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+class QuestionMarkUtf16(_OneDomainFault):
+    """permission-policy: `?` matches one UTF-16 code unit (half an astral character)."""
+
+    domain = "permission-policy"
+
+    def faulty(self, request: Request) -> Response:
+        case_input = request["input"]
+        patterns = [r["tool_pattern"] for r in case_input["rules"]]
+        if not any("?" in p for p in patterns) or any("[" in p for p in patterns):
+            # Only `?` is wrong here: without one (and without sets, which would see
+            # the units too) the answer is the reference's.
+            return self.inner.run([request])[0]
+        units = {
+            "rules": [
+                {**r, "tool_pattern": _utf16_units(r["tool_pattern"])} for r in case_input["rules"]
+            ],
+            "tool_name": _utf16_units(case_input["tool_name"]),
+        }
+        response = self.inner.run([{**request, "input": units}])[0]
+        if "output" in response:
+            audit = {**response["output"]["audit"], "tool_name": case_input["tool_name"]}
+            response = {"id": response["id"], "output": {**response["output"], "audit": audit}}
+        return response
+
+
+class BackoffWrapsAt64(_OneDomainFault):
+    """backoff-timing: base_ms * 2^k in 64-bit arithmetic with the shift taken mod 64."""
+
+    domain = "backoff-timing"
+
+    def faulty(self, request: Request) -> Response:
+        response = self.inner.run([request])[0]
+        if "output" not in response:
+            return response
+        case_input = request["input"]
+        steps = case_input["steps"] if "steps" in case_input else ["next"] * case_input["attempts"]
+        samples = iter(case_input.get("samples", ()))
+        delays = list(response["output"]["delays_ms"])
+        attempt, index = 0, 0
+        for step in steps:
+            if step == "reset":
+                attempt = 0
+                continue
+            sample = next(samples, None) if case_input["jitter"] == "full" else None
+            if attempt >= 64:
+                wrapped = (case_input["base_ms"] << (attempt % 64)) % 2**64
+                cap = min(case_input["max_ms"], wrapped)
+                delays[index] = cap if sample is None else int(sample * cap)
+            attempt, index = attempt + 1, index + 1
+        return {"id": response["id"], "output": {"delays_ms": delays}}
+
+
+class StalePkcePairs(_OneDomainFault):
+    """oauth-pkce: generate() returns the same pair every time (a seeded, not secure, RNG)."""
+
+    domain = "oauth-pkce"
+
+    def faulty(self, request: Request) -> Response:
+        if request["input"].get("generate") is True:
+            verifier = "A" * 43
+            challenge = "DwBzhbb51LfusnSGBa_hqYSgo7-j8BTQnip4TOnlzRo"  # S256 of 43 "A"s
+            return {"id": request["id"], "output": {"verifier": verifier, "challenge": challenge}}
+        return self.inner.run([request])[0]

@@ -132,7 +132,7 @@ def test_a_worker_that_does_not_start_errors_its_cases(capsys, write_vectors):
         "ghost=/nonexistent/worker --flag",
     )
     assert code == 1
-    assert "ERROR sse-frames::hello [ghost]" in out
+    assert "ERROR 1 case(s) [ghost]" in out  # once for the platform, naming the cases
     assert "ghost: UNAVAILABLE: ghost did not start" in out
 
 

@@ -44,7 +44,7 @@ def test_node_too_old_and_no_wheel_is_a_clear_start_error(tmp_path, monkeypatch)
     import pytest
 
     from adapters import js
-    from adapters.subprocess import WorkerStartError
+    from adapters.worker import WorkerStartError
 
     old = tmp_path / "node"
     old.write_text("#!/bin/sh\necho v16.20.0\n")

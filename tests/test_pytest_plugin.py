@@ -22,6 +22,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
         tags={"basic": "ordinary", "bom": "a byte order mark"},
     )
     (pytester.path / "vectors" / "sse-frames.json").write_text(json.dumps(doc), encoding="utf-8")
+    pytester.makeini("[pytest]\nhanzo_conformance_vectors = vectors\n")
     pytester.makeconftest(
         f"""
 import sys
@@ -102,8 +103,10 @@ def test_extra_vectors_folder(project, tmp_path):
     extra.mkdir()
     doc = vector_document([hello_case(id="zebra")])
     (extra / "more.json").write_text(json.dumps(doc), encoding="utf-8")
+    # `--vectors=PATH`, one word: pytest finds its rootdir and ini before plugins load,
+    # so a separate PATH word would be taken for a test path and move the rootdir.
     result = project.runpytest_inprocess(
-        "--platform", "python", "--vectors", str(extra), "-k", "zebra"
+        "--platform", "python", f"--vectors={extra}", "-k", "zebra"
     )
     result.assert_outcomes(passed=1, deselected=2)
 
@@ -115,3 +118,49 @@ def test_a_malformed_vector_file_is_a_collection_error_naming_the_problem(projec
     result = project.runpytest_inprocess("--platform", "python")
     result.stdout.fnmatch_lines(["*broken.json: file at (root): 'version' is a required property*"])
     assert result.ret == pytest.ExitCode.INTERRUPTED
+
+
+def test_vectors_of_a_project_that_does_not_ask_are_not_collected(project):
+    (project.path / "tox.ini").unlink()
+    result = project.runpytest_inprocess("--platform", "python")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
+def test_the_ini_option_names_any_folder(project):
+    (project.path / "vectors").rename(project.path / "cases")
+    project.makeini("[pytest]\nhanzo_conformance_vectors = cases\n")
+    result = project.runpytest_inprocess("--platform", "python")
+    result.assert_outcomes(passed=2)
+
+
+def test_markers_select_platform_and_domain_exactly(project):
+    # `-k js` matches every node id (they contain ".json"); `-m platform_js` cannot.
+    args = ["--collect-only", "-q", "--platform", "python", "--platform", "liar"]
+    result = project.runpytest_inprocess(*args, "-m", "platform_liar")
+    result.stdout.fnmatch_lines(
+        ["*hello[[]liar[]]", "*with-bom[[]liar[]]", "*2/4 tests collected*"]
+    )
+    result = project.runpytest_inprocess(*args, "-m", "domain_sse-frames and not platform_liar")
+    result.stdout.fnmatch_lines(["*hello[[]python[]]", "*2/4 tests collected*"])
+    result = project.runpytest_inprocess(*args, "-m", "platform_js")
+    result.stdout.fnmatch_lines(["*no tests collected (4 deselected)*"])
+
+
+def test_the_same_case_id_in_two_files_is_a_collection_error(project):
+    doc = vector_document([hello_case(id="with-bom")])
+    (project.path / "vectors" / "more.json").write_text(json.dumps(doc), encoding="utf-8")
+    result = project.runpytest_inprocess("--platform", "python")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*.json: case 'with-bom': id already used in *.json for domain*"])
+    result.assert_outcomes(errors=1)
+
+
+def test_deep_nesting_is_a_collection_error_naming_the_depth_limit(project):
+    depth = 100_000
+    (project.path / "vectors" / "deep.json").write_text("[" * depth + "]" * depth, encoding="utf-8")
+    result = project.runpytest_inprocess("--platform", "python")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        ["*deep.json: file at (root): arrays/objects nested more than 128*"]
+    )
+    result.stdout.no_fnmatch_line("*RecursionError*")

@@ -86,9 +86,16 @@ def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "schemas" / "toy-upper.schema.json").write_text(
         json.dumps(SCHEMA), encoding="utf-8"
     )
+    # Its contract, beside the schema: the clause ids its cases may cite.
+    (tmp_path / "schemas" / "toy-upper.md").write_text(
+        "# toy-upper\n\n### TOY-1: text comes back upper-cased\n", encoding="utf-8"
+    )
     (tmp_path / "layer" / "toy_upper.py").write_text(JSON_LAYER, encoding="utf-8")
     # Adding a domain to the python platform is adding a module to impl_python.conformance.
     monkeypatch.setattr(conformance, "__path__", [*conformance.__path__, str(tmp_path / "layer")])
+    # That module exists only in this process (the patched __path__), so the python
+    # platform runs in-process here, not in its supervised child (adapters/served.py).
+    monkeypatch.setenv("HANZO_CONFORMANCE_IN_PROCESS", "1")
     monkeypatch.delitem(sys.modules, "impl_python.conformance.toy_upper", raising=False)
     return tmp_path
 

@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { loadConfigWithWarnings } from "../src/config.js";
+import { loadConfigWithWarnings, permissionRules, policyFromConfig } from "../src/config.js";
 
 /**
  * @param {string} path
@@ -56,7 +56,8 @@ export function run(input) {
     place(join(root, ".hanzo", "settings.local.json"), files.local);
     const projectRoot = input.project_root === false ? null : root;
     const { config, warnings } = loadConfigWithWarnings(projectRoot, { env });
-    return {
+    /** @type {Record<string, unknown>} */
+    const out = {
       config: {
         api_key: config.api_key,
         model: config.model,
@@ -68,9 +69,25 @@ export function run(input) {
         permissions: mapValues(config.permissions, (v) => v),
         custom_instructions: config.custom_instructions,
         oauth_credentials: config.oauth_credentials,
+        hooks: config.hooks.map((h) => ({
+          event: h.event,
+          command: h.command,
+          tool_pattern: h.tool_pattern,
+          timeout_ms: h.timeout_ms,
+        })),
+        input_mode: config.input_mode,
       },
+      policy: permissionRules(config).map((r) => ({ tool_pattern: r.toolPattern, mode: r.mode })),
       warnings: warnings.map((w) => (w.key === undefined ? { code: w.code, tier: w.tier } : { code: w.code, tier: w.tier, key: w.key })),
     };
+    if (input.evaluate !== undefined) {
+      const policy = policyFromConfig(config);
+      out.evaluations = input.evaluate.map((/** @type {string} */ n) => ({
+        tool_name: n,
+        mode: policy.evaluate(n).mode,
+      }));
+    }
+    return out;
   } finally {
     rmSync(base, { recursive: true, force: true });
   }

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { HanzoError } from "./errors.js";
+import { PermissionPolicy } from "./permissions.js";
 
 /** `model` when nothing sets it (CFG-9). */
 export const DEFAULT_MODEL = "claude-sonnet-4-20250514";
@@ -18,7 +19,14 @@ export const TIERS = /** @type {const} */ (["user", "project", "local"]);
 /** @typedef {import("./permissions.js").PermissionMode} Mode the permission modes, as permissions.js defines them */
 /**
  * @typedef {"unreadable_file" | "invalid_json" | "not_an_object" | "unknown_key" |
- *   "invalid_type" | "invalid_value" | "missing_key" | "sensitive_key_ignored"} WarningCode
+ *   "invalid_type" | "invalid_value" | "missing_key" | "sensitive_key_ignored" |
+ *   "invalid_mode_denied"} WarningCode
+ */
+/** @typedef {"vim" | "emacs" | "default"} InputMode */
+/**
+ * One entry of HanzoConfig.hooks, in HIP-301's snake_case shape (CFG-24). Named apart
+ * from hooks.js's runner-side HookConfig (camelCase) so index.js can export both.
+ * @typedef {{event: import("./hooks.js").HookEvent, command: string, tool_pattern: string, timeout_ms: number}} ConfigHook
  */
 /** @typedef {{command: string[], args: string[], env: Record<string, string>}} McpServerConfig */
 /**
@@ -29,6 +37,8 @@ export const TIERS = /** @type {const} */ (["user", "project", "local"]);
  * @property {Record<string, Mode>} permissions
  * @property {string} custom_instructions
  * @property {Record<string, unknown> | null} oauth_credentials
+ * @property {ConfigHook[]} hooks
+ * @property {InputMode} input_mode
  */
 /** @typedef {{code: WarningCode, tier: Tier, key?: string}} ConfigWarning */
 /** @typedef {{config: HanzoConfig, warnings: ConfigWarning[]}} LoadedConfig */
@@ -36,6 +46,15 @@ export const TIERS = /** @type {const} */ (["user", "project", "local"]);
 /** @typedef {{kind: "absent"} | {kind: "unreadable"} | {kind: "bytes", bytes: Uint8Array}} TierSource */
 
 const MODES = new Set(["allow", "deny", "prompt"]);
+/** Config-built rules run every deny, then every prompt, then every allow (CFG-22). */
+const MODE_RANK = { deny: 0, prompt: 1, allow: 2 };
+const INPUT_MODES = new Set(["vim", "emacs", "default"]);
+const HOOK_EVENTS = new Set(["pre_tool_use", "post_tool_use"]);
+const HOOK_REQUIRED = ["event", "command", "tool_pattern"];
+/** `timeout_ms` of a hook that does not set it (HIP-301 §9). */
+export const DEFAULT_HOOK_TIMEOUT_MS = 5000;
+/** The largest delay a JS timer honours; larger ones fire at once (CFG-24). */
+export const MAX_HOOK_TIMEOUT_MS = 2 ** 31 - 1;
 const SENSITIVE = new Set(["api_key", "oauth_credentials"]);
 
 /** A settings file is not a JSON text this contract accepts (code `invalid_json`). */
@@ -237,6 +256,8 @@ class Merger {
       permissions: Object.create(null),
       custom_instructions: "",
       oauth_credentials: null,
+      hooks: [],
+      input_mode: "default",
     };
     /** @type {ConfigWarning[]} */
     this.warnings = [];
@@ -270,6 +291,12 @@ class Merger {
         this.permissions(tier, value);
       } else if (key === "mcp_servers") {
         this.servers(tier, value);
+      } else if (key === "hooks") {
+        this.hooks(tier, value);
+      } else if (key === "input_mode") {
+        if (typeof value !== "string") this.warn("invalid_type", tier, [key]);
+        else if (!INPUT_MODES.has(value)) this.warn("invalid_value", tier, [key]);
+        else this.config.input_mode = /** @type {InputMode} */ (value);
       } else {
         this.warn("unknown_key", tier, [key]);
       }
@@ -283,11 +310,75 @@ class Merger {
       return;
     }
     for (const [pattern, mode] of Object.entries(value)) {
-      if (typeof mode !== "string") this.warn("invalid_type", tier, ["permissions", pattern]);
-      else if (pattern === "" || !MODES.has(mode)) {
-        this.warn("invalid_value", tier, ["permissions", pattern]);
-      } else this.config.permissions[pattern] = /** @type {Mode} */ (mode);
+      if (pattern === "") this.warn("invalid_value", tier, ["permissions", pattern]);
+      else if (typeof mode === "string" && MODES.has(mode)) {
+        this.config.permissions[pattern] = /** @type {Mode} */ (mode);
+      } else {
+        // Fail closed (CFG-15): a typo such as "Deny" must not let a broader allow apply.
+        this.warn("invalid_mode_denied", tier, ["permissions", pattern]);
+        this.config.permissions[pattern] = "deny";
+      }
     }
+  }
+
+  /** @param {Tier} tier @param {unknown} value */
+  hooks(tier, value) {
+    if (!Array.isArray(value)) {
+      this.warn("invalid_type", tier, ["hooks"]);
+      return;
+    }
+    value.forEach((entry, i) => {
+      if (!isObject(entry)) this.warn("invalid_type", tier, ["hooks", String(i)]);
+      else {
+        const hook = this.hook(tier, String(i), entry);
+        if (hook !== null) this.config.hooks.push(hook);
+      }
+    });
+  }
+
+  /**
+   * @param {Tier} tier @param {string} index @param {Record<string, unknown>} entry
+   * @returns {ConfigHook | null}
+   */
+  hook(tier, index, entry) {
+    let ok = true;
+    for (const [field, value] of Object.entries(entry)) {
+      /** @type {WarningCode | null} */
+      let bad = null;
+      if (field === "event") {
+        if (typeof value !== "string") bad = "invalid_type";
+        else if (!HOOK_EVENTS.has(value)) bad = "invalid_value";
+      } else if (field === "command" || field === "tool_pattern") {
+        if (typeof value !== "string") bad = "invalid_type";
+        else if (value === "") bad = "invalid_value";
+      } else if (field === "timeout_ms") {
+        if (typeof value !== "number") bad = "invalid_type";
+        else if (!Number.isInteger(value) || value < 1 || value > MAX_HOOK_TIMEOUT_MS) {
+          bad = "invalid_value";
+        }
+      } else {
+        this.warn("unknown_key", tier, ["hooks", index, field]);
+      }
+      if (bad !== null) {
+        ok = false;
+        this.warn(bad, tier, ["hooks", index, field]);
+      }
+    }
+    for (const field of HOOK_REQUIRED) {
+      if (!Object.hasOwn(entry, field)) {
+        ok = false;
+        this.warn("missing_key", tier, ["hooks", index, field]);
+      }
+    }
+    if (!ok) return null;
+    return {
+      event: /** @type {ConfigHook["event"]} */ (entry.event),
+      command: /** @type {string} */ (entry.command),
+      tool_pattern: /** @type {string} */ (entry.tool_pattern),
+      timeout_ms: Object.hasOwn(entry, "timeout_ms")
+        ? /** @type {number} */ (entry.timeout_ms)
+        : DEFAULT_HOOK_TIMEOUT_MS,
+    };
   }
 
   /** @param {Tier} tier @param {unknown} value */
@@ -411,4 +502,28 @@ export function loadConfig(projectRoot, { env = process.env, onWarning } = {}) {
   const loaded = loadConfigWithWarnings(projectRoot, { env });
   if (onWarning) loaded.warnings.forEach((w) => onWarning(w));
   return loaded.config;
+}
+
+// ------------------------------------------------------------------ policy
+
+/**
+ * The rules a policy built from `config` checks, in order (CFG-22): every deny,
+ * then every prompt, then every allow; within one mode by pattern in code-point
+ * order. Never the files' key order (JS objects iterate integer-like keys first).
+ * @param {HanzoConfig} config
+ * @returns {{toolPattern: string, mode: Mode}[]}
+ */
+export function permissionRules(config) {
+  return Object.entries(config.permissions)
+    .map(([toolPattern, mode]) => ({ toolPattern, mode }))
+    .sort((a, b) => MODE_RANK[a.mode] - MODE_RANK[b.mode] || compareCodePoints(a.toolPattern, b.toolPattern));
+}
+
+/**
+ * HIP-301 §7's PermissionPolicy built from `config.permissions` (CFG-22).
+ * @param {HanzoConfig} config
+ * @returns {PermissionPolicy}
+ */
+export function policyFromConfig(config) {
+  return new PermissionPolicy(permissionRules(config));
 }

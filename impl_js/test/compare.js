@@ -1,6 +1,6 @@
 // Comparing an actual output with a vector's expected output, applying the
-// vector file's `comparison` rules, and expanding its `variants`, exactly as
-// docs/architecture.md ("Vector files") defines them. No dependencies.
+// vector file's `comparison` rules exactly as docs/architecture.md ("Vector
+// files") defines them (its `variants` are expanded by variants.js). No dependencies.
 
 /**
  * @typedef {{kind: "ignore", path: string, where?: Record<string, unknown>}} IgnoreRule
@@ -246,57 +246,6 @@ export function compare(expected, actual, options = {}) {
 
   walk(expected, actual, [], undefined);
   return diffs;
-}
-
-/**
- * The variant inputs of one case: `[{chunking, input}]`, not including the case itself.
- * `rechunk` joins the strings at `path` and re-splits the text one code point per
- * chunk (`one-per-chunk`) and in two at each inner code point boundary (`split@k`,
- * k code points in the first chunk). Cases whose input has no value at `path` get none.
- * @param {unknown} input
- * @param {readonly Variant[]} variants
- * @returns {{chunking: string, input: unknown}[]}
- */
-export function expandVariants(input, variants) {
-  /** @type {{chunking: string, input: unknown}[]} */
-  const out = [];
-  for (const variant of variants) {
-    if (variant.kind !== "rechunk") throw new Error(`unknown variant kind ${JSON.stringify(variant.kind)}`);
-    const at = resolvePointer(input, variant.path);
-    if (!at.found) continue;
-    const chunks = at.value;
-    if (!Array.isArray(chunks) || !chunks.every((c) => typeof c === "string")) {
-      throw new Error(`rechunk: input at ${variant.path} is not a list of strings`);
-    }
-    const codePoints = [...chunks.join("")]; // iterates code points, not UTF-16 units
-    /** @param {string[]} replacement */
-    const withChunks = (replacement) => replaceAt(input, parsePointer(variant.path), replacement);
-    out.push({ chunking: "one-per-chunk", input: withChunks(codePoints) });
-    for (let k = 1; k < codePoints.length; k += 1) {
-      out.push({
-        chunking: `split@${k}`,
-        input: withChunks([codePoints.slice(0, k).join(""), codePoints.slice(k).join("")]),
-      });
-    }
-  }
-  return out;
-}
-
-/**
- * A deep copy of `doc` with the value at `segments` replaced.
- * @param {unknown} doc
- * @param {readonly string[]} segments
- * @param {unknown} value
- * @returns {unknown}
- */
-function replaceAt(doc, segments, value) {
-  if (segments.length === 0) return structuredClone(value);
-  const copy = /** @type {any} */ (structuredClone(doc));
-  let here = copy;
-  for (const segment of segments.slice(0, -1)) here = here[Array.isArray(here) ? Number(segment) : segment];
-  const last = /** @type {string} */ (segments.at(-1));
-  here[Array.isArray(here) ? Number(last) : last] = structuredClone(value);
-  return copy;
 }
 
 /**

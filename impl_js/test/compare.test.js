@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 
-import { checkRules, compare, expandVariants, formatPointer, parsePointer, resolvePointer } from "./compare.js";
+import { checkRules, compare, formatPointer, parsePointer, resolvePointer } from "./compare.js";
 
 /** @param {ReturnType<typeof compare>} diffs */
 const pointers = (diffs) => diffs.map((d) => d.pointer);
@@ -138,28 +138,6 @@ describe("pointers", () => {
     assert.deepEqual(resolvePointer({ a: [{ b: 3 }] }, "/a/0/b"), { found: true, value: 3 });
     assert.deepEqual(resolvePointer({ a: [] }, "/a/0"), { found: false });
     assert.deepEqual(resolvePointer({ a: [1] }, "/a/01"), { found: false });
-  });
-});
-
-describe("rechunk variants", () => {
-  const variants = [{ kind: /** @type {const} */ ("rechunk"), path: "/chunks" }];
-
-  test("splits at code points, never inside a surrogate pair", () => {
-    const input = { chunks: ["a😀", "b"], other: 1 };
-    const out = expandVariants(input, variants);
-    assert.deepEqual(
-      out.map((v) => v.chunking),
-      ["one-per-chunk", "split@1", "split@2"],
-    );
-    assert.deepEqual(out[0]?.input, { chunks: ["a", "😀", "b"], other: 1 });
-    assert.deepEqual(out[1]?.input, { chunks: ["a", "😀b"], other: 1 });
-    assert.deepEqual(out[2]?.input, { chunks: ["a😀", "b"], other: 1 });
-    assert.deepEqual(input, { chunks: ["a😀", "b"], other: 1 }, "the case input is not modified");
-  });
-
-  test("cases without the path get no variants; a non-list is an error", () => {
-    assert.deepEqual(expandVariants({ text: "x" }, variants), []);
-    assert.throws(() => expandVariants({ chunks: "abc" }, variants), /not a list of strings/);
   });
 });
 

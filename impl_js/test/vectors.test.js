@@ -14,7 +14,8 @@ import { pathToFileURL } from "node:url";
 
 import { DOMAINS } from "../conformance/index.js";
 import { HanzoError } from "../src/errors.js";
-import { compare, expandVariants, show } from "./compare.js";
+import { compare, show } from "./compare.js";
+import { expandVariants } from "./variants.js";
 
 const VECTORS = process.env.HANZO_CONFORMANCE_VECTORS
   ? pathToFileURL(process.env.HANZO_CONFORMANCE_VECTORS.replace(/\/?$/, "/"))

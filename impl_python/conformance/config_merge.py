@@ -11,7 +11,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from impl_python.config import HanzoConfig, load_config_with_warnings
+from impl_python.config import (
+    HanzoConfig,
+    load_config_with_warnings,
+    permission_rules,
+    policy_from_config,
+)
 
 
 def _place(path: Path, spec: Any) -> None:
@@ -35,6 +40,16 @@ def _config_json(config: HanzoConfig) -> dict[str, Any]:
         "permissions": dict(config.permissions),
         "custom_instructions": config.custom_instructions,
         "oauth_credentials": config.oauth_credentials,
+        "hooks": [
+            {
+                "event": h.event,
+                "command": h.command,
+                "tool_pattern": h.tool_pattern,
+                "timeout_ms": h.timeout_ms,
+            }
+            for h in config.hooks
+        ],
+        "input_mode": config.input_mode,
     }
 
 
@@ -68,4 +83,18 @@ def run(case_input: dict[str, Any]) -> dict[str, Any]:
         if w.key is not None:
             item["key"] = w.key
         warnings.append(item)
-    return {"config": _config_json(loaded.config), "warnings": warnings}
+    config = loaded.config
+    out: dict[str, Any] = {
+        "config": _config_json(config),
+        "policy": [
+            {"tool_pattern": r.tool_pattern, "mode": r.mode.value} for r in permission_rules(config)
+        ],
+        "warnings": warnings,
+    }
+    names = case_input.get("evaluate")
+    if names is not None:
+        policy = policy_from_config(config)
+        out["evaluations"] = [
+            {"tool_name": name, "mode": policy.evaluate(name).value} for name in names
+        ]
+    return out

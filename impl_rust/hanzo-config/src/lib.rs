@@ -15,12 +15,75 @@ use std::path::{Path, PathBuf};
 
 mod merge;
 mod parse;
+mod policy;
 
 pub use merge::merge_tiers;
 pub use parse::{parse_tier_text, ParseError, MAX_DEPTH};
+pub use policy::{permission_rules, policy_from_config};
 
 /// `model` when no tier and no environment variable sets it (CFG-9).
 pub const DEFAULT_MODEL: &str = "claude-sonnet-4-20250514";
+
+/// `timeout_ms` of a hook that does not set it (HIP-301 §9).
+pub const DEFAULT_HOOK_TIMEOUT_MS: u32 = 5000;
+
+/// Largest accepted hook timeout: the largest delay a JS timer honours (CFG-24).
+pub const MAX_HOOK_TIMEOUT_MS: u32 = 2_147_483_647;
+
+/// When a hook runs (HIP-301 §9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HookEvent {
+    /// Before the tool runs; exit code 2 denies it.
+    PreToolUse,
+    /// After the tool ran; failures are logged, never block.
+    PostToolUse,
+}
+
+impl HookEvent {
+    /// The contract spelling: `pre_tool_use` or `post_tool_use`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::PreToolUse => "pre_tool_use",
+            Self::PostToolUse => "post_tool_use",
+        }
+    }
+}
+
+/// One pre/post tool-use hook (HIP-301 §9, CFG-24).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookConfig {
+    /// When it runs.
+    pub event: HookEvent,
+    /// Shell command; never empty.
+    pub command: String,
+    /// Glob (permission-policy dialect) of the tool names it applies to; never empty.
+    pub tool_pattern: String,
+    /// Milliseconds, 1..=[`MAX_HOOK_TIMEOUT_MS`]; [`DEFAULT_HOOK_TIMEOUT_MS`] unless set.
+    pub timeout_ms: u32,
+}
+
+/// The TUI's keybinding mode (HIP-301 §11, CFG-23).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum InputMode {
+    /// Vim motions and operators.
+    Vim,
+    /// Emacs keybindings.
+    Emacs,
+    /// The platform's plain line editor.
+    #[default]
+    Default,
+}
+
+impl InputMode {
+    /// The contract spelling: `vim`, `emacs` or `default`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Vim => "vim",
+            Self::Emacs => "emacs",
+            Self::Default => "default",
+        }
+    }
+}
 
 /// A configuration tier, ordered as merged: a later tier overrides an earlier one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -77,6 +140,10 @@ pub struct HanzoConfig {
     pub custom_instructions: String,
     /// Opaque OAuth credentials object: user tier only.
     pub oauth_credentials: Option<Map<String, Value>>,
+    /// Hooks of every tier, user's first (CFG-24).
+    pub hooks: Vec<HookConfig>,
+    /// Keybinding mode (CFG-23).
+    pub input_mode: InputMode,
 }
 
 impl Default for HanzoConfig {
@@ -88,6 +155,8 @@ impl Default for HanzoConfig {
             permissions: BTreeMap::new(),
             custom_instructions: String::new(),
             oauth_credentials: None,
+            hooks: Vec::new(),
+            input_mode: InputMode::Default,
         }
     }
 }
@@ -111,6 +180,8 @@ pub enum WarningCode {
     MissingKey,
     /// `api_key` or `oauth_credentials` outside the user tier.
     SensitiveKeyIgnored,
+    /// A permission whose mode is not `allow`, `deny` or `prompt`: it became `deny`.
+    InvalidModeDenied,
 }
 
 impl WarningCode {
@@ -125,6 +196,7 @@ impl WarningCode {
             WarningCode::InvalidValue => "invalid_value",
             WarningCode::MissingKey => "missing_key",
             WarningCode::SensitiveKeyIgnored => "sensitive_key_ignored",
+            WarningCode::InvalidModeDenied => "invalid_mode_denied",
         }
     }
 }

@@ -1,8 +1,9 @@
 //! Merging parsed tiers into a [`HanzoConfig`] (CFG-6 .. CFG-19).
 
 use crate::{
-    ConfigWarning, Env, HanzoConfig, LoadedConfig, McpServerConfig, PermissionMode, Tier,
-    TierSource, WarningCode,
+    ConfigWarning, Env, HanzoConfig, HookConfig, HookEvent, InputMode, LoadedConfig,
+    McpServerConfig, PermissionMode, Tier, TierSource, WarningCode, DEFAULT_HOOK_TIMEOUT_MS,
+    MAX_HOOK_TIMEOUT_MS,
 };
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -23,6 +24,35 @@ fn string_list(value: &Value) -> Option<Vec<String>> {
         .iter()
         .map(|v| v.as_str().map(str::to_owned))
         .collect()
+}
+
+/// A hook timeout: an integral number in 1..=`MAX_HOOK_TIMEOUT_MS`, judged by value
+/// (`5000.0` counts, as JS cannot tell it from `5000`) (CFG-24).
+fn timeout_ms(value: &Value) -> Result<u32, WarningCode> {
+    let n = value.as_f64().ok_or(WarningCode::InvalidType)?;
+    if n.fract() != 0.0 || n < 1.0 || n > f64::from(MAX_HOOK_TIMEOUT_MS) {
+        return Err(WarningCode::InvalidValue);
+    }
+    // In range and integral, so the conversion is exact.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    Ok(n as u32)
+}
+
+fn hook_event(value: &Value) -> Result<HookEvent, WarningCode> {
+    match value.as_str() {
+        None => Err(WarningCode::InvalidType),
+        Some("pre_tool_use") => Ok(HookEvent::PreToolUse),
+        Some("post_tool_use") => Ok(HookEvent::PostToolUse),
+        Some(_) => Err(WarningCode::InvalidValue),
+    }
+}
+
+fn non_empty_str(value: &Value) -> Result<&str, WarningCode> {
+    match value.as_str() {
+        None => Err(WarningCode::InvalidType),
+        Some("") => Err(WarningCode::InvalidValue),
+        Some(s) => Ok(s),
+    }
 }
 
 fn string_map(value: &Value) -> Option<BTreeMap<String, String>> {
@@ -71,6 +101,14 @@ impl Merger {
                 },
                 "permissions" => self.permissions(tier, value),
                 "mcp_servers" => self.servers(tier, value),
+                "hooks" => self.hooks(tier, value),
+                "input_mode" => match value.as_str() {
+                    None => self.warn(WarningCode::InvalidType, tier, &[k]),
+                    Some("vim") => self.config.input_mode = InputMode::Vim,
+                    Some("emacs") => self.config.input_mode = InputMode::Emacs,
+                    Some("default") => self.config.input_mode = InputMode::Default,
+                    Some(_) => self.warn(WarningCode::InvalidValue, tier, &[k]),
+                },
                 _ => self.warn(WarningCode::UnknownKey, tier, &[k]),
             }
         }
@@ -83,15 +121,75 @@ impl Merger {
         };
         for (pattern, mode) in map {
             let segs = ["permissions", pattern.as_str()];
-            match mode.as_str() {
-                None => self.warn(WarningCode::InvalidType, tier, &segs),
-                Some(m) => match m.parse::<PermissionMode>().ok() {
-                    Some(mode) if !pattern.is_empty() => {
-                        self.config.permissions.insert(pattern.clone(), mode);
-                    }
-                    _ => self.warn(WarningCode::InvalidValue, tier, &segs),
-                },
+            if pattern.is_empty() {
+                self.warn(WarningCode::InvalidValue, tier, &segs);
+                continue;
             }
+            let mode = mode.as_str().and_then(|m| m.parse::<PermissionMode>().ok());
+            if mode.is_none() {
+                // Fail closed (CFG-15): a typo such as "Deny" must not let a broader allow apply.
+                self.warn(WarningCode::InvalidModeDenied, tier, &segs);
+            }
+            self.config
+                .permissions
+                .insert(pattern.clone(), mode.unwrap_or(PermissionMode::Deny));
+        }
+    }
+
+    fn hooks(&mut self, tier: Tier, value: &Value) {
+        let Some(list) = value.as_array() else {
+            self.warn(WarningCode::InvalidType, tier, &["hooks"]);
+            return;
+        };
+        for (i, entry) in list.iter().enumerate() {
+            let index = i.to_string();
+            match entry.as_object() {
+                None => self.warn(WarningCode::InvalidType, tier, &["hooks", &index]),
+                Some(entry) => {
+                    if let Some(hook) = self.hook(tier, &index, entry) {
+                        self.config.hooks.push(hook);
+                    }
+                }
+            }
+        }
+    }
+
+    fn hook(&mut self, tier: Tier, index: &str, entry: &Map<String, Value>) -> Option<HookConfig> {
+        let mut event = None;
+        let mut command = None;
+        let mut tool_pattern = None;
+        let mut timeout = DEFAULT_HOOK_TIMEOUT_MS;
+        let mut ok = true;
+        for (field, value) in entry {
+            let checked = match field.as_str() {
+                "event" => hook_event(value).map(|e| event = Some(e)),
+                "command" => non_empty_str(value).map(|s| command = Some(s.to_owned())),
+                "tool_pattern" => non_empty_str(value).map(|s| tool_pattern = Some(s.to_owned())),
+                "timeout_ms" => timeout_ms(value).map(|t| timeout = t),
+                _ => {
+                    self.warn(WarningCode::UnknownKey, tier, &["hooks", index, field]);
+                    Ok(())
+                }
+            };
+            if let Err(code) = checked {
+                ok = false;
+                self.warn(code, tier, &["hooks", index, field]);
+            }
+        }
+        for field in ["event", "command", "tool_pattern"] {
+            if !entry.contains_key(field) {
+                ok = false;
+                self.warn(WarningCode::MissingKey, tier, &["hooks", index, field]);
+            }
+        }
+        match (ok, event, command, tool_pattern) {
+            (true, Some(event), Some(command), Some(tool_pattern)) => Some(HookConfig {
+                event,
+                command,
+                tool_pattern,
+                timeout_ms: timeout,
+            }),
+            _ => None,
         }
     }
 

@@ -2,7 +2,7 @@
 //! [`hanzo_config::load_config`] with an explicit environment, remove the directory.
 
 use crate::{schema_invalid, CaseError};
-use hanzo_config::{load_config, HanzoConfig, LoadedConfig};
+use hanzo_config::{load_config, permission_rules, policy_from_config, HanzoConfig, LoadedConfig};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -76,6 +76,18 @@ fn config_json(c: &HanzoConfig) -> Value {
         .iter()
         .map(|(k, m)| (k.clone(), Value::from(m.as_str())))
         .collect();
+    let hooks: Vec<Value> = c
+        .hooks
+        .iter()
+        .map(|h| {
+            json!({
+                "event": h.event.as_str(),
+                "command": h.command,
+                "tool_pattern": h.tool_pattern,
+                "timeout_ms": h.timeout_ms,
+            })
+        })
+        .collect();
     json!({
         "api_key": c.api_key,
         "model": c.model,
@@ -83,10 +95,12 @@ fn config_json(c: &HanzoConfig) -> Value {
         "permissions": permissions,
         "custom_instructions": c.custom_instructions,
         "oauth_credentials": c.oauth_credentials,
+        "hooks": hooks,
+        "input_mode": c.input_mode.as_str(),
     })
 }
 
-fn output_json(loaded: &LoadedConfig) -> Value {
+fn output_json(loaded: &LoadedConfig, evaluate: Option<&[Value]>) -> Value {
     let warnings: Vec<Value> = loaded
         .warnings
         .iter()
@@ -100,7 +114,29 @@ fn output_json(loaded: &LoadedConfig) -> Value {
             Value::Object(o)
         })
         .collect();
-    json!({"config": config_json(&loaded.config), "warnings": warnings})
+    let policy: Vec<Value> = permission_rules(&loaded.config)
+        .iter()
+        .map(|r| json!({"tool_pattern": r.pattern.pattern(), "mode": r.mode.as_str()}))
+        .collect();
+    let mut out = json!({
+        "config": config_json(&loaded.config),
+        "policy": policy,
+        "warnings": warnings,
+    });
+    if let Some(names) = evaluate {
+        let policy = policy_from_config(&loaded.config);
+        let evaluations = names
+            .iter()
+            .map(|n| {
+                let name = n
+                    .as_str()
+                    .unwrap_or_else(|| schema_invalid("evaluate must be a list of strings"));
+                json!({"tool_name": name, "mode": policy.evaluate(name).mode.as_str()})
+            })
+            .collect();
+        out["evaluations"] = Value::Array(evaluations);
+    }
+    out
 }
 
 /// Run one `config-merge` case.
@@ -156,7 +192,12 @@ pub fn run(input: &Value) -> Result<Value, CaseError> {
         .get("project_root")
         .map_or(Some(true), Value::as_bool)
         .unwrap_or_else(|| schema_invalid("project_root must be a boolean"));
+    let evaluate = input.get("evaluate").map(|v| {
+        v.as_array()
+            .unwrap_or_else(|| schema_invalid("evaluate must be a list of strings"))
+            .as_slice()
+    });
     let loaded = load_config(with_root.then_some(root.as_path()), &env);
     drop(tmp);
-    Ok(output_json(&loaded))
+    Ok(output_json(&loaded, evaluate))
 }

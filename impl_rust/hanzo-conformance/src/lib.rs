@@ -20,6 +20,8 @@ mod tool_call_pipeline;
 pub mod batch;
 pub mod compare;
 pub mod temp_root;
+pub mod time_limit;
+pub mod variants;
 pub mod vectors;
 
 /// A contract error: a stable `code` from the domain's contract, and a message
@@ -74,13 +76,44 @@ pub fn domains() -> impl Iterator<Item = &'static str> {
 /// Run one case's input through the named domain.
 ///
 /// # Errors
-/// The domain's contract error, or `unknown_domain` for a domain not in [`domains`].
+/// The domain's contract error.
+///
+/// # Panics
+/// For a domain not in [`domains`]: callers never send one, so it is a crash
+/// (docs/architecture.md), not a contract error of any domain.
 pub fn run_case(domain: &str, input: &Value) -> Result<Value, CaseError> {
-    match DOMAINS.iter().find(|(name, _)| *name == domain) {
-        Some((_, run)) => run(input),
-        None => Err(CaseError::new(
-            "unknown_domain",
-            format!("rust does not implement {domain}"),
-        )),
+    #[cfg(feature = "test-doubles")]
+    test_doubles::misbehave(input);
+    let Some((_, run)) = DOMAINS.iter().find(|(name, _)| *name == domain) else {
+        panic!("rust does not implement {domain}");
+    };
+    run(input)
+}
+
+/// Deliberately broken behaviour for the harness's isolation tests, compiled only
+/// with the `test-doubles` feature (never in a release of the platform).
+#[cfg(feature = "test-doubles")]
+mod test_doubles {
+    use serde_json::Value;
+
+    /// A case whose input has `"server": "hanzo-test-loop"` never returns;
+    /// `"hanzo-test-abort"` aborts the process (as a `panic = "abort"` build would).
+    pub fn misbehave(input: &Value) {
+        match input.get("server").and_then(Value::as_str) {
+            Some("hanzo-test-loop") => loop {
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            },
+            Some("hanzo-test-abort") => std::process::abort(),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    #[should_panic(expected = "rust does not implement no-such-domain")]
+    fn an_unknown_domain_is_a_crash_not_a_contract_error() {
+        let _ = super::run_case("no-such-domain", &serde_json::Value::Null);
     }
 }

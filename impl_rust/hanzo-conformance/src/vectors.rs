@@ -9,6 +9,7 @@
 use serde_json::Value;
 
 use crate::compare::{Difference, Pattern, Rules};
+use crate::variants::{self, VariantError};
 use crate::CaseError;
 
 /// The label of a case's input as written in the vector file.
@@ -38,7 +39,7 @@ pub struct Case {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Variant {
     /// Re-split the list of strings at `path` one code point per chunk, and in two
-    /// at every code point boundary.
+    /// at a bounded set of code point boundaries ([`crate::variants`]).
     Rechunk {
         /// Where the list of strings is in the input.
         path: String,
@@ -130,41 +131,18 @@ fn case_from_json(case: &Value) -> Result<Case, String> {
     Ok(Case { id, input, expect })
 }
 
-/// The inputs a case is run with: `(label, input)`, the case as given first.
-///
-/// For each `rechunk` variant whose path holds a list of strings, the joined text
-/// is also split one code point per chunk (`one-per-chunk`) and in two at every
-/// code point boundary `k` with `0 < k < n` (`split@k`, `k` counted in code points).
+/// The inputs a case is run with, made one at a time: `(label, input)`, the case
+/// as given first, then each variant's derived inputs ([`crate::variants`]).
 ///
 /// # Errors
-/// A message when a variant's path does not hold a list of strings in `input`
-/// (the vector file is wrong; the Python harness rejects it too).
-pub fn expand(input: &Value, variants: &[Variant]) -> Result<Vec<(String, Value)>, String> {
-    let mut runs = vec![(AS_GIVEN.to_owned(), input.clone())];
-    for variant in variants {
-        let Variant::Rechunk { path } = variant;
-        let text = input
-            .pointer(path)
-            .and_then(Value::as_array)
-            .and_then(|chunks| chunks.iter().map(Value::as_str).collect::<Option<String>>())
-            .ok_or_else(|| format!("rechunk: the input has no list of strings at {path:?}"))?;
-        let mut with = |label: String, chunks: Vec<String>| {
-            let mut changed = input.clone();
-            if let Some(slot) = changed.pointer_mut(path) {
-                *slot = Value::Array(chunks.into_iter().map(Value::String).collect());
-                runs.push((label, changed));
-            }
-        };
-        with(
-            "one-per-chunk".to_owned(),
-            text.chars().map(String::from).collect(),
-        );
-        for (k, (byte, _)) in text.char_indices().enumerate().skip(1) {
-            let (head, tail) = text.split_at(byte);
-            with(format!("split@{k}"), vec![head.to_owned(), tail.to_owned()]);
-        }
-    }
-    Ok(runs)
+/// When a variant does not apply to `input` (the vector file is wrong; the Python
+/// harness rejects it too).
+pub fn expand<'a>(
+    input: &'a Value,
+    variants: &'a [Variant],
+) -> Result<impl Iterator<Item = (String, Value)> + 'a, VariantError> {
+    let derived = variants::derived(input, variants)?;
+    Ok(std::iter::once((AS_GIVEN.to_owned(), input.clone())).chain(derived))
 }
 
 /// How one run of a case ended on the platform.
@@ -203,7 +181,7 @@ pub fn check_case(
                 variant: "(variants)".to_owned(),
                 pointer: String::new(),
                 expected: "an input the file's variants apply to".to_owned(),
-                actual: problem,
+                actual: problem.to_string(),
             }]
         }
     };
@@ -299,7 +277,8 @@ mod tests {
         let variants = [Variant::Rechunk {
             path: "/chunks".to_owned(),
         }];
-        let runs = expand(&json!({"chunks": ["aé", "😀"], "keep": 1}), &variants).expect("strings");
+        let input = json!({"chunks": ["aé", "😀"], "keep": 1});
+        let runs: Vec<_> = expand(&input, &variants).expect("strings").collect();
         let labels: Vec<&str> = runs.iter().map(|(l, _)| l.as_str()).collect();
         assert_eq!(labels, ["as-given", "one-per-chunk", "split@1", "split@2"]);
         assert_eq!(runs[1].1, json!({"chunks": ["a", "é", "😀"], "keep": 1}));
@@ -315,7 +294,8 @@ mod tests {
         assert!(expand(&json!({"other": 1}), &variants).is_err());
         assert!(expand(&json!({"chunks": [1, 2]}), &variants).is_err());
         // Empty text: only the one-per-chunk variant (an empty list).
-        let runs = expand(&json!({"chunks": [""]}), &variants).expect("strings");
+        let input = json!({"chunks": [""]});
+        let runs: Vec<_> = expand(&input, &variants).expect("strings").collect();
         assert_eq!(runs.len(), 2);
         assert_eq!(runs[1].1, json!({"chunks": []}));
     }

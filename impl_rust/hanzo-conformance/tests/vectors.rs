@@ -9,13 +9,29 @@
 //! `HANZO_CONFORMANCE_VECTORS=<folder>` runs another folder's vectors instead.
 //! Like the harness, the loader checks every input (and every variant of it)
 //! against the domain's `$defs.input` first: the JSON layers trust their input.
+//! Each case runs under a time limit (`CASE_TIME_LIMIT`, or `HANZO_CASE_TIMEOUT_S`
+//! seconds): a case that never returns is reported by name, and the run goes on.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
 
 use hanzo_conformance::batch::catch_crash;
+use hanzo_conformance::time_limit::{run_with_time_limit, Limited};
 use hanzo_conformance::vectors::{check_case, Mismatch, RunResult, VectorFile};
 use serde_json::Value;
+
+/// How long one case (with all its variants) may take before it is reported as hanging.
+const CASE_TIME_LIMIT: Duration = Duration::from_secs(10);
+
+fn case_time_limit() -> Duration {
+    std::env::var("HANZO_CASE_TIMEOUT_S")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map_or(CASE_TIME_LIMIT, Duration::from_secs_f64)
+}
 
 fn vectors_dir() -> PathBuf {
     std::env::var_os("HANZO_CONFORMANCE_VECTORS").map_or_else(
@@ -80,7 +96,7 @@ struct Report {
     cases: usize,
 }
 
-fn check_file(path: &Path, report: &mut Report) {
+fn check_file(path: &Path, report: &mut Report, limit: Duration) {
     let name = path.strip_prefix(vectors_dir()).map_or_else(
         |_| path.display().to_string(),
         |p| format!("vectors/{}", p.display()),
@@ -108,24 +124,40 @@ fn check_file(path: &Path, report: &mut Report) {
         return;
     }
     let validator = match input_validator(&file.domain) {
-        Ok(validator) => validator,
+        Ok(validator) => Arc::new(validator),
         Err(problem) => {
             report.file_problems.push((name, problem));
             return;
         }
     };
-    for case in &file.cases {
+    let file = Arc::new(file);
+    for index in 0..file.cases.len() {
         report.cases += 1;
-        let found = check_case(&file, case, |input| match validator.validate(input) {
-            Ok(()) => run_guarded(&file.domain, input),
-            Err(e) => Err(format!(
-                "not run: the input does not match $defs.input at {}: {e}",
-                e.instance_path
-            )),
+        let (shared, validator) = (Arc::clone(&file), Arc::clone(&validator));
+        let checked = run_with_time_limit(limit, move || {
+            let case = &shared.cases[index];
+            check_case(&shared, case, |input| match validator.validate(input) {
+                Ok(()) => run_guarded(&shared.domain, input),
+                Err(e) => Err(format!(
+                    "not run: the input does not match $defs.input at {}: {e}",
+                    e.instance_path
+                )),
+            })
         });
-        report
-            .mismatches
-            .extend(found.into_iter().map(|m| (name.clone(), m)));
+        let case = &file.cases[index].id;
+        match checked {
+            Limited::Done(found) => report
+                .mismatches
+                .extend(found.into_iter().map(|m| (name.clone(), m))),
+            Limited::Panicked(message) => report.file_problems.push((
+                name.clone(),
+                format!("case {case}: the checker panicked: {message}"),
+            )),
+            Limited::TimedOut => report.file_problems.push((
+                name.clone(),
+                format!("case {case}: no result within {limit:?} (it hangs?); the run went on"),
+            )),
+        }
     }
 }
 
@@ -146,7 +178,7 @@ fn every_vector_passes() {
         cases: 0,
     };
     for path in &paths {
-        check_file(path, &mut report);
+        check_file(path, &mut report, case_time_limit());
     }
 
     println!(
@@ -182,5 +214,39 @@ fn every_vector_passes() {
         report.file_problems.len(),
         report.mismatches.len(),
         report.cases
+    );
+}
+
+/// With the `test-doubles` feature, an input can make the crate hang: the runner
+/// names that case and still checks the others.
+#[cfg(feature = "test-doubles")]
+#[test]
+fn a_hanging_case_is_reported_by_name() {
+    let case = |id: &str, server: &str| {
+        serde_json::json!({"id": id, "input": {"op": "normalize", "server": server, "tool": "b"},
+                           "expected": {"name": format!("mcp__{server}__b")}})
+    };
+    let document = serde_json::json!({"domain": "mcp-normalization", "cases": [
+        case("before", "a"), case("loops", "hanzo-test-loop"), case("after", "z"),
+    ]});
+    let path = std::env::temp_dir().join(format!("hanging-{}.json", std::process::id()));
+    std::fs::write(&path, document.to_string()).expect("write a temporary vector file");
+    let mut report = Report {
+        file_problems: Vec::new(),
+        mismatches: Vec::new(),
+        skipped: Vec::new(),
+        cases: 0,
+    };
+    check_file(&path, &mut report, Duration::from_millis(200));
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(report.cases, 3);
+    assert!(report.mismatches.is_empty(), "{:?}", report.mismatches);
+    assert_eq!(report.file_problems.len(), 1, "{:?}", report.file_problems);
+    assert!(
+        report.file_problems[0]
+            .1
+            .starts_with("case loops: no result within 200ms"),
+        "{:?}",
+        report.file_problems
     );
 }

@@ -200,6 +200,14 @@ impl PermissionPolicy {
         Ok(Self { rules })
     }
 
+    /// A policy of rules whose modes are already checked, in order (so it cannot fail);
+    /// e.g. the rules `hanzo_config::policy_from_config` builds from a config.
+    pub fn from_rules(rules: impl IntoIterator<Item = PermissionRule>) -> Self {
+        Self {
+            rules: rules.into_iter().collect(),
+        }
+    }
+
     /// The checked rules, in order.
     pub fn rules(&self) -> &[PermissionRule] {
         &self.rules

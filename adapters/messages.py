@@ -1,0 +1,149 @@
+"""The worker protocol's messages, checked once against schemas/protocol/*.json.
+
+Every message that crosses a worker's pipes is checked here and nowhere else:
+the harness's own ``start``/``stop`` lines when this module is imported, each
+``run`` request as it is encoded, and each line a worker writes as it is read.
+Validators are compiled once per process. Plainly valid ``run`` requests and
+responses (the shapes the harness and healthy workers send) take a fast path
+that accepts only what the schema accepts; the rest is judged by the schema.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from runners._resources import project_dir
+
+from .protocol import PROTOCOL_VERSION, Request
+
+__all__ = [
+    "START_LINE",
+    "STOP_LINE",
+    "BadRequest",
+    "encode_request",
+    "plainly_valid_response",
+    "problem",
+]
+
+SCHEMA_DIR = project_dir("schemas") / "protocol"
+MESSAGES = ("start", "started", "run", "response", "stop")
+
+_CODE = re.compile(r"[a-z][a-z0-9_]*")
+_DOMAIN = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+
+
+@cache
+def validator(message: str) -> Draft202012Validator:
+    """The compiled validator for schemas/protocol/<message>.json."""
+    if message not in MESSAGES:
+        raise KeyError(message)
+    schema = json.loads((SCHEMA_DIR / f"{message}.json").read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def plainly_valid_response(answer: Any) -> bool:
+    """A fast check that implies validity against response.json (jsonschema costs ~60 us).
+
+    It accepts only what the schema accepts; anything it rejects is judged by the schema.
+    """
+    if type(answer) is not dict or len(answer) != 2 or type(answer.get("id")) is not str:
+        return False
+    if "output" in answer:
+        return True
+    error = answer.get("error")
+    if error is not None:
+        return (
+            type(error) is dict
+            and len(error) == 2
+            and type(error.get("code")) is str
+            and _CODE.fullmatch(error["code"]) is not None
+            and type(error.get("message")) is str
+        )
+    skip = answer.get("skip")
+    if skip is not None:
+        reason = skip.get("reason") if type(skip) is dict and len(skip) == 1 else None
+        return type(reason) is str and reason != ""
+    body = answer.get("crash")
+    return (
+        type(body) is dict
+        and len(body) == 2
+        and type(body.get("message")) is str
+        and type(body.get("detail")) is str
+    )
+
+
+def _plainly_valid_run(message: Any) -> bool:
+    return (
+        type(message) is dict
+        and len(message) == 4
+        and message.get("cmd") == "run"
+        and type(message.get("id")) is str
+        and message["id"] != ""
+        and type(message.get("domain")) is str
+        and _DOMAIN.fullmatch(message["domain"]) is not None
+        and "input" in message
+    )
+
+
+def problem(message: str, instance: Any) -> str | None:
+    """None if ``instance`` is a valid ``message`` (start, started, run, response, stop).
+
+    Otherwise the schema's most specific complaint, with the JSON pointer it is about.
+    """
+    if message == "response" and plainly_valid_response(instance):
+        return None
+    if message == "run" and _plainly_valid_run(instance):
+        return None
+    check = validator(message)
+    if check.is_valid(instance):
+        return None
+    errors = sorted(check.iter_errors(instance), key=lambda e: len(e.absolute_path))
+    best = errors[0]
+    where = "/" + "/".join(str(p) for p in best.absolute_path)
+    return f"{best.message} (at {where})"
+
+
+def _line(message: str, value: dict[str, Any]) -> bytes:
+    trouble = problem(message, value)
+    if trouble is not None:  # a harness bug: fail loudly at import
+        raise AssertionError(f"the harness's own {message} message is invalid: {trouble}")
+    return json.dumps(value).encode("ascii") + b"\n"
+
+
+START_LINE = _line("start", {"cmd": "start", "version": PROTOCOL_VERSION})
+STOP_LINE = _line("stop", {"cmd": "stop"})
+
+
+class BadRequest(ValueError):
+    """The harness built a request the protocol does not allow (a harness bug)."""
+
+
+def encode_request(request: Request) -> bytes:
+    """One ``run`` line, UTF-8; checked against run.json.
+
+    A lone surrogate has no UTF-8 form: the line then uses ``\\uXXXX`` escapes,
+    which carry it to the worker faithfully.
+    """
+    message: dict[str, Any] = {
+        "cmd": "run",
+        "id": request["id"],
+        "domain": request["domain"],
+        "input": request["input"],
+    }
+    trouble = problem("run", message)
+    if trouble is not None:
+        raise BadRequest(f"request {request['id']!r} does not match run.json: {trouble}")
+    try:
+        text = json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except ValueError as exc:
+        raise BadRequest(f"request {request['id']!r} is not JSON: {exc}") from None
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"

@@ -1,0 +1,598 @@
+"""A platform in another process: the JSON-lines worker protocol (docs/protocol.md).
+
+``WorkerAdapter`` drives any worker executable through stdin/stdout. It survives
+the worker: a worker that exits, hangs, writes garbage or answers out of turn
+costs one ``crash`` response (for the case in flight) and a restart, never the
+batch; a stray or duplicate line is recorded as a problem of the platform (no
+case is blamed) and costs a restart. After ``BROKEN_AFTER`` consecutive worker
+failures the platform is declared broken and every case still to run gets one
+shared message. A worker that cannot complete the handshake makes ``start()``
+raise ``PlatformUnavailable`` carrying its stderr.
+
+Each worker runs in its own session (process group), and every kill is a kill
+of the whole group, so a wrapper (``sh -c``, ``npm run``, ``go run``) cannot
+leave its child behind. Threads per running worker: one reads stdout lines into
+a queue (the caller waits on the queue with a timeout, which is how hangs are
+detected), one drains stderr into a bounded buffer, and, during a batch, one
+writes the requests (so a batch larger than the pipe buffers cannot deadlock).
+Shutting a worker down never waits on those threads for long: a pipe still held
+by a process that escaped the group is abandoned to its (daemon) thread.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import queue
+import signal
+import subprocess
+import threading
+import weakref
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import IO, Any
+
+from .messages import START_LINE, STOP_LINE, BadRequest, encode_request, problem
+from .protocol import (
+    PROTOCOL_VERSION,
+    Implementation,
+    PlatformUnavailable,
+    Request,
+    Response,
+    crash,
+)
+
+__all__ = ["BROKEN_AFTER", "WorkerAdapter", "WorkerStartError"]
+
+BROKEN_AFTER = 3  # consecutive worker failures (timeouts, exits, garbage) before giving up
+_STDERR_LIMIT = 64 * 1024
+_LINE_EXCERPT = 200
+_STOP_GRACE_S = 2.0
+_EXIT_GRACE_S = 1.0
+_FLUSH_PROBE_S = 0.5  # after a timeout: how long stdin's EOF may take to shake out buffered lines
+_EOF = None  # queue sentinel: stdout closed
+FLUSH_HINT = (
+    "the worker wrote its answer only when its stdin was closed: "
+    "it must flush stdout after each line it writes"
+)
+
+# Every live worker, so that the harness's exit kills whatever is still running.
+_live: weakref.WeakSet[_Worker] = weakref.WeakSet()
+
+
+def _kill_live_workers() -> None:
+    for worker in list(_live):
+        worker.kill_group()
+
+
+atexit.register(_kill_live_workers)
+
+
+class WorkerStartError(PlatformUnavailable):
+    """The worker could not be started or did not complete the handshake.
+
+    ``message`` says what went wrong; ``stderr`` (also ``detail``) is what the
+    worker wrote to stderr before that (possibly empty).
+    """
+
+    def __init__(self, message: str, stderr: str = "", platform: str = "") -> None:
+        super().__init__(platform, message, detail=stderr)
+        self.stderr = stderr
+
+
+def _close(stream: IO[bytes] | None) -> None:
+    if stream is not None:
+        with contextlib.suppress(OSError, ValueError):
+            stream.close()
+
+
+class _Worker:
+    """One spawned worker process (a session of its own) with its stdout queue and stderr buffer."""
+
+    def __init__(self, command: Sequence[str]):
+        # start_new_session: the worker leads a new process group, so killpg reaches
+        # every process it starts (unless one starts a session of its own).
+        self.proc = subprocess.Popen(
+            list(command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        self.pgid = self.proc.pid
+        self.lines: queue.Queue[bytes | None] = queue.Queue()
+        self._stderr: deque[bytes] = deque()
+        self._stderr_size = 0
+        self._stderr_lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read_stdout, daemon=True)
+        self._drainer = threading.Thread(target=self._drain_stderr, daemon=True)
+        self._reader.start()
+        self._drainer.start()
+        self._writer: threading.Thread | None = None
+        self._stdin_closed = False
+        _live.add(self)
+
+    def _read_stdout(self) -> None:
+        stdout = self.proc.stdout
+        assert stdout is not None
+        try:
+            for line in stdout:
+                self.lines.put(line)
+        except (OSError, ValueError):
+            pass
+        finally:
+            self.lines.put(_EOF)
+            _close(stdout)  # only this thread reads it; closed here, nobody waits on it
+
+    def _drain_stderr(self) -> None:
+        stderr = self.proc.stderr
+        assert stderr is not None
+        try:
+            while chunk := os.read(stderr.fileno(), 8192):
+                with self._stderr_lock:
+                    self._stderr.append(chunk)
+                    self._stderr_size += len(chunk)
+                    while self._stderr_size > _STDERR_LIMIT and len(self._stderr) > 1:
+                        self._stderr_size -= len(self._stderr.popleft())
+        except (OSError, ValueError):
+            pass
+        finally:
+            _close(stderr)
+
+    def stderr_text(self, *, settle: bool = False) -> str:
+        """The most recent stderr (at most 64 KiB).
+
+        ``settle`` first waits briefly for a dead worker's last words.
+        """
+        if settle:
+            self._drainer.join(timeout=_EXIT_GRACE_S)
+        with self._stderr_lock:
+            data = b"".join(self._stderr)
+        if len(data) > _STDERR_LIMIT:
+            data = b"[...]" + data[-_STDERR_LIMIT:]
+        return data.decode("utf-8", errors="replace")
+
+    def writing(self) -> bool:
+        return self._writer is not None and self._writer.is_alive()
+
+    def send(self, lines: Sequence[bytes]) -> None:
+        """Write ``lines`` on a background thread; a dead worker just ends the writing."""
+        stdin = self.proc.stdin
+        assert stdin is not None
+        if self._writer is not None:
+            self._writer.join()  # the previous batch's writer is done once it was answered
+
+        def write() -> None:
+            try:
+                for line in lines:
+                    stdin.write(line)
+                stdin.flush()
+            except (OSError, ValueError):
+                pass  # the worker died or was killed; the reader reports it
+
+        self._writer = threading.Thread(target=write, daemon=True)
+        self._writer.start()
+
+    def send_now(self, line: bytes) -> bool:
+        """Write one short line unless that could block; False if it was not written."""
+        stdin = self.proc.stdin
+        if stdin is None or self._stdin_closed or self.writing():
+            return False
+        try:
+            stdin.flush()
+            fd = stdin.fileno()
+            os.set_blocking(fd, False)
+            try:
+                return os.write(fd, line) == len(line)
+            finally:
+                os.set_blocking(fd, True)
+        except (OSError, ValueError):
+            return False
+
+    def close_stdin(self) -> None:
+        """End of file for the worker, unless a writer thread holds stdin (closing would wait)."""
+        if not self._stdin_closed and not self.writing():
+            self._stdin_closed = True
+            _close(self.proc.stdin)
+
+    def next_line(self, timeout: float) -> bytes | None:
+        """The next stdout line; None at EOF; raises queue.Empty after ``timeout`` seconds."""
+        return self.lines.get(timeout=timeout)
+
+    def pending_lines(self) -> list[bytes | None]:
+        """Whatever the reader has queued and nobody has read (without waiting)."""
+        found: list[bytes | None] = []
+        with contextlib.suppress(queue.Empty):
+            while True:
+                found.append(self.lines.get_nowait())
+        return found
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def exit_code(self, wait: float = _EXIT_GRACE_S) -> int | None:
+        try:
+            return self.proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill_group(self) -> None:
+        """SIGKILL to every process of the worker's group (the worker, a wrapper's children)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pgid, signal.SIGKILL)
+
+    def kill(self) -> None:
+        """Kill the whole group and release the pipes without ever blocking for long."""
+        self.kill_group()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=_EXIT_GRACE_S)
+        _live.discard(self)
+        # A process that left the group may still hold the pipes: wait only briefly. The
+        # reader threads close their own streams at end of file; stdin is closed here
+        # once no writer thread holds it (closing would wait for that thread).
+        for thread in (self._writer, self._reader, self._drainer):
+            if thread is not None:
+                thread.join(timeout=_EXIT_GRACE_S)
+        if not self._stdin_closed and not self.writing():
+            self._stdin_closed = True
+            _close(self.proc.stdin)
+
+    def stop(self) -> None:
+        """Polite stop (stop command, close stdin, short wait), then kill the group."""
+        if self.proc.poll() is None and self.send_now(STOP_LINE):
+            self.close_stdin()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=_STOP_GRACE_S)
+        self.kill()
+
+
+def case_of(request_id: str) -> str:
+    """The case a request id belongs to: the harness numbers variants ``<case>#<n>``."""
+    head, sep, _ = request_id.rpartition("#")
+    return head if sep else request_id
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _excerpt(line: bytes) -> str:
+    text = line.decode("utf-8", errors="replace").rstrip("\r\n")
+    return repr(text if len(text) <= _LINE_EXCERPT else text[:_LINE_EXCERPT] + "...")
+
+
+class _Failure:
+    """The worker failed while case ``case_id`` was in flight: kill it; maybe blame the case."""
+
+    def __init__(self, message: str, detail_head: str = "", *, blame: bool = True) -> None:
+        self.message = message
+        self.detail_head = detail_head
+        self.blame = blame  # False: a platform-level problem, the case in flight is sent again
+
+
+class WorkerAdapter:
+    """An :class:`adapters.protocol.Adapter` for a JSON-lines worker process.
+
+    ``command`` is the worker's argv, or a function returning it, called at each
+    spawn (it may raise PlatformUnavailable, e.g. when a runtime is missing).
+    The worker inherits this process's working directory and environment.
+    ``timeout`` is the per-case time limit in seconds, counted from when the
+    adapter starts waiting for that case's answer;
+    ``start_timeout`` limits the handshake (default: ``max(timeout, 10.0)``).
+    After ``broken_after`` consecutive worker failures (a timeout, an exit, a
+    line out of sync) the platform is declared broken: ``broken`` holds the
+    shared message every later case gets. ``problems`` lists platform-level
+    protocol violations (stray or duplicate lines) as ``{kind, message, detail}``.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        command: Sequence[str] | Callable[[], Sequence[str]],
+        *,
+        timeout: float = 10.0,
+        start_timeout: float | None = None,
+        broken_after: int = BROKEN_AFTER,
+    ) -> None:
+        if timeout <= 0:
+            raise ValueError(f"timeout must be positive, got {timeout!r}")
+        self.name = name
+        self.command = command if callable(command) else list(command)
+        self.timeout = float(timeout)
+        self.start_timeout = float(start_timeout) if start_timeout else max(self.timeout, 10.0)
+        self.broken_after = broken_after
+        self.implementation: Implementation | None = None
+        self.restarts = 0  # total restarts since start(), for reports and tests
+        self.broken: str | None = None
+        self.problems: list[dict[str, str]] = []
+        self._consecutive_failures = 0
+        self._resent: set[str] = set()  # cases sent again after a stray line (in this run)
+        self._busy = False  # a batch is on the worker and not all of it is answered
+        self._worker: _Worker | None = None
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def start(self) -> Implementation:
+        """Spawn the worker and do the handshake; raise PlatformUnavailable if it fails."""
+        if self._worker is not None and self._worker.alive() and self.implementation is not None:
+            return self.implementation
+        self.implementation = self._spawn()
+        return self.implementation
+
+    def stop(self) -> None:
+        """Stop the worker (its whole group); at once if a batch was cut short (a signal)."""
+        worker, self._worker = self._worker, None
+        if worker is None:
+            return
+        if self._busy:
+            worker.kill()
+        else:
+            worker.stop()
+        self._busy = False
+
+    def _spawn(self) -> Implementation:
+        if self._worker is not None:
+            self._worker.kill()
+            self._worker = None
+        try:
+            argv = list(self.command()) if callable(self.command) else self.command
+        except PlatformUnavailable as exc:
+            exc.platform = exc.platform or self.name
+            raise
+        try:
+            worker = _Worker(argv)
+        except OSError as exc:
+            raise WorkerStartError(
+                f"cannot run worker {argv!r}: {exc}", platform=self.name
+            ) from exc
+        try:
+            implementation = self._handshake(worker, " ".join(argv))
+        except WorkerStartError:
+            worker.kill()
+            raise
+        self._worker = worker
+        return implementation
+
+    def _start_error(
+        self, message: str, worker: _Worker, *, settle: bool = False
+    ) -> WorkerStartError:
+        return WorkerStartError(message, worker.stderr_text(settle=settle), platform=self.name)
+
+    def _handshake(self, worker: _Worker, command: str) -> Implementation:
+        worker.send_now(START_LINE)
+        try:
+            line = worker.next_line(self.start_timeout)
+        except queue.Empty:
+            message = (
+                f"worker {command!r} did not answer the start request within {self.start_timeout} s"
+            )
+            if self._answers_at_eof(worker):
+                message += f"; {FLUSH_HINT}"
+            raise self._start_error(message, worker) from None
+        if line is _EOF:
+            code = worker.exit_code()
+            raise self._start_error(
+                f"worker {command!r} exited with code {code} before completing the handshake",
+                worker,
+                settle=True,
+            )
+        try:
+            answer = json.loads(line, parse_constant=_reject_constant)
+        except ValueError as exc:
+            raise self._start_error(
+                f"worker {command!r} answered the start request with invalid JSON: "
+                f"{exc}: {_excerpt(line)}",
+                worker,
+            ) from None
+        trouble = problem("started", answer)
+        if trouble is not None:
+            raise self._start_error(
+                f"worker {command!r} answered the start request with a message that does not "
+                f"match schemas/protocol/started.json: {trouble}",
+                worker,
+            )
+        if not answer["ok"]:
+            error = answer["error"]
+            raise self._start_error(
+                f"worker {command!r} refused protocol version {PROTOCOL_VERSION} "
+                f"({error['code']}: {error['message']}); it speaks {answer['versions']}",
+                worker,
+            )
+        return Implementation.from_json(answer["implementation"])
+
+    @staticmethod
+    def _answers_at_eof(worker: _Worker) -> bool:
+        """After a timeout: does closing stdin shake out a line the worker kept buffered?"""
+        worker.close_stdin()
+        try:
+            return worker.next_line(_FLUSH_PROBE_S) is not _EOF
+        except queue.Empty:
+            return False
+
+    # -- running ---------------------------------------------------------------
+
+    def run(self, requests: Sequence[Request]) -> list[Response]:
+        """One response per request, in order; never raises for what the worker does."""
+        encoded: dict[str, bytes] = {}
+        refused: dict[str, Response] = {}
+        for request in requests:
+            try:
+                encoded[request["id"]] = encode_request(request)
+            except BadRequest as exc:
+                refused[request["id"]] = crash(request["id"], f"harness bug: {exc}")
+        sendable = [r for r in requests if r["id"] not in refused]
+        self._resent = set()
+        responses: list[Response] = []
+        try:
+            self._run_sendable(sendable, encoded, responses)
+        except BaseException as exc:
+            # Interrupted (a signal): hand over what was answered, so it is not lost.
+            exc.answered = [*refused.values(), *responses]  # type: ignore[attr-defined]
+            raise
+        answered = {r["id"]: r for r in responses}
+        return [refused.get(r["id"]) or answered[r["id"]] for r in requests]
+
+    def _run_sendable(
+        self, requests: Sequence[Request], encoded: dict[str, bytes], responses: list[Response]
+    ) -> None:
+        """Append one response per request to ``responses``, in order."""
+        failed_case: str | None = None
+        while len(responses) < len(requests):
+            todo = requests[len(responses) :]
+            if self.broken is not None:
+                responses.extend(crash(r["id"], self.broken) for r in todo)
+                break
+            if failed_case is not None and case_of(todo[0]["id"]) == failed_case:
+                # Another variant of the case that just hung or killed the worker: the
+                # case is already an error, so it is not run again (one timeout, not one
+                # per chunking).
+                message = f"not run: an earlier variant of {failed_case} failed"
+                responses.append(crash(todo[0]["id"], message))
+                continue
+
+            if self._worker is not None and self._worker.alive():
+                self._check_idle_output(self._worker)
+            if self._worker is None or not self._worker.alive():
+                first = self.implementation is None  # run() without start(): not a restart
+                try:
+                    self.implementation = self._spawn()
+                except PlatformUnavailable as exc:
+                    message = (
+                        exc.message if first else f"worker could not be restarted: {exc.message}"
+                    )
+                    self.broken = f"{self.name} is broken: {message}"
+                    responses.extend(crash(r["id"], message, exc.detail) for r in todo[:1])
+                    continue
+                if not first:
+                    self.restarts += 1
+            blamed = self._run_on_worker(todo, encoded, responses)
+            if blamed is not None:
+                failed_case = case_of(blamed)
+
+    def _failed(self, message: str) -> None:
+        self._consecutive_failures += 1
+        if self._consecutive_failures >= self.broken_after:
+            self.broken = (
+                f"{self.name} declared broken after {self._consecutive_failures} consecutive "
+                "worker failures (timeouts, exits or protocol errors); its remaining cases were "
+                f"not run. Last failure: {message}"
+            )
+
+    def _problem(self, kind: str, message: str, detail: str) -> None:
+        self.problems.append({"kind": kind, "message": message, "detail": detail})
+
+    def _check_idle_output(self, worker: _Worker) -> None:
+        """Lines written since the last batch was answered are stray: record, restart."""
+        pending = worker.pending_lines()
+        stray = [line for line in pending if line is not _EOF]
+        if stray:
+            self._problem(
+                "stray-line",
+                f"worker wrote {len(stray)} line(s) after its last answer (a duplicate or "
+                "stray answer); it was restarted",
+                "\n".join(_excerpt(line) for line in stray[:5]),
+            )
+            worker.kill()
+            self._worker = None
+            self._failed("stray line between batches")
+        elif pending:  # EOF while idle: the worker died between batches
+            worker.kill()
+            self._worker = None
+
+    def _run_on_worker(
+        self, requests: Sequence[Request], encoded: dict[str, bytes], responses: list[Response]
+    ) -> str | None:
+        """Append answers for a prefix of ``requests``: all of them, or up to the first failure.
+
+        Returns the id of the case blamed for a failure, if one was.
+
+        A failure (EOF, timeout, garbage, wrong id) kills the worker; the caller restarts
+        it. The case in flight gets a crash response, unless the failure was a stray or
+        duplicate line (a platform problem): then the case is sent again.
+        """
+        worker = self._worker
+        assert worker is not None
+        self._busy = True
+        worker.send([encoded[r["id"]] for r in requests])
+        batch_ids = {r["id"]: i for i, r in enumerate(requests)}
+        for index, request in enumerate(requests):
+            case_id = request["id"]
+            outcome = self._next_response(worker, case_id, index, batch_ids)
+            if isinstance(outcome, _Failure):
+                worker.kill()
+                self._worker = None
+                self._failed(outcome.message)
+                self._busy = False
+                if outcome.blame:
+                    detail = self._detail(worker, outcome.detail_head)
+                    responses.append(crash(case_id, outcome.message, detail))
+                    return case_id
+                self._problem("stray-line", outcome.message, outcome.detail_head)
+                return None
+            self._consecutive_failures = 0
+            responses.append(outcome)
+        self._busy = False
+        return None
+
+    def _next_response(
+        self, worker: _Worker, case_id: str, index: int, batch_ids: dict[str, int]
+    ) -> Response | _Failure:
+        """The response for ``case_id``, or what went wrong."""
+        try:
+            line = worker.next_line(self.timeout)
+        except queue.Empty:
+            message = f"no response within {self.timeout} s for case {case_id}"
+            if self._answers_at_eof(worker):
+                message += f"; {FLUSH_HINT}"
+            return _Failure(message, "worker killed")
+        if line is _EOF:
+            code = worker.exit_code()
+            return _Failure(f"worker exited with code {code} while running case {case_id}")
+        try:
+            answer = json.loads(line, parse_constant=_reject_constant)
+        except ValueError as exc:
+            return _Failure(
+                f"worker wrote invalid JSON while running case {case_id}: {exc}: {_excerpt(line)}"
+            )
+        got = answer.get("id") if isinstance(answer, dict) else None
+        if got != case_id:
+            shown = got if isinstance(got, str) else json.dumps(got)
+            later = isinstance(got, str) and batch_ids.get(got, -1) > index
+            if later:
+                return _Failure(
+                    f"expected response for id {case_id}, got {shown} (answers must come in "
+                    "request order)",
+                    _excerpt(line),
+                )
+            if case_id in self._resent:  # it happened to this case before: its own answer
+                return _Failure(f"expected response for id {case_id}, got {shown}", _excerpt(line))
+            # An id already answered, or one never asked for: the line is stray, not case_id's.
+            self._resent.add(case_id)
+            kind = "duplicate" if isinstance(got, str) and got in batch_ids else "stray"
+            return _Failure(
+                f"worker wrote a {kind} answer for id {shown} while case {case_id} was running; "
+                "it was restarted and the case sent again",
+                _excerpt(line),
+                blame=False,
+            )
+        trouble = problem("response", answer)
+        if trouble is not None:
+            # In sync (right id), so no restart: just this case is broken.
+            return crash(
+                case_id,
+                f"worker response for case {case_id} does not match the protocol: {trouble}",
+                _excerpt(line),
+            )
+        response: Response = answer
+        return response
+
+    @staticmethod
+    def _detail(worker: _Worker, head: str) -> str:
+        code = worker.proc.returncode
+        parts = [head] if head else []
+        parts.append(f"exit status: {code}")
+        stderr = worker.stderr_text(settle=True)
+        parts.append("--- worker stderr ---\n" + (stderr if stderr else "(empty)"))
+        return "\n".join(parts)

@@ -1,0 +1,361 @@
+"""Differential search: Hypothesis draws inputs, every platform runs them, disagreements shrink.
+
+One Hypothesis example is a *batch* of inputs (``st.lists(domain inputs)``), sent to
+each platform in one ``Adapter.run`` call, so a worker or extension pays its
+per-call cost once per batch. When any input of a batch disagrees, Hypothesis
+shrinks the whole example: the list shrinks to the one input that matters and that
+input shrinks to a minimal one. Properties (``strategies.Property``) run the same
+way, each probe's requests batched together, on every platform including the
+reference.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import hypothesis
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from hypothesis.reporting import with_reporter
+
+import strategies
+from adapters.protocol import Request
+from strategies import Property
+
+from ._compare import diff, rules_for
+from ._run import StartedPlatform, _run_batch
+from ._schemas import domain_schema
+
+REFERENCE = "python"
+
+VALIDATE_ALL, VALIDATE_EVERY = 2_000, 10
+
+# A platform's response, read as plain JSON (output, error or crash).
+Answer = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A minimal input some platform got wrong (or a property it broke)."""
+
+    domain: str
+    kind: str  # "disagreement" or "property"
+    name: str  # "differential" or the property's name
+    input: Any  # the case input a vector would hold (None if the property has none)
+    probe: Any  # what Hypothesis drew (for a disagreement, the input itself)
+    reasons: Mapping[str, str]  # platform -> what it did wrong
+    reference: Answer | None  # the reference's response to ``input``
+    examples: int  # Hypothesis examples run before the first failure
+
+    @property
+    def platforms(self) -> tuple[str, ...]:
+        return tuple(self.reasons)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "domain": self.domain,
+            "kind": self.kind,
+            "name": self.name,
+            "input": self.input,
+            "probe": self.probe,
+            "platforms": list(self.platforms),
+            "reasons": dict(self.reasons),
+            "examples_to_find": self.examples,
+        }
+
+
+@dataclass
+class Stats:
+    """What a search did: cases compared, examples drawn, clauses the passing inputs touched."""
+
+    cases: int = 0
+    examples: int = 0
+    seconds: float = 0.0
+    clause_hits: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def cases_per_second(self) -> float:
+        return self.cases / self.seconds if self.seconds else 0.0
+
+
+class _Found(Exception):
+    """Raised inside the Hypothesis test so that Hypothesis shrinks the example."""
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@st.composite
+def _batches(draw: st.DrawFn, elements: st.SearchStrategy[Any], size: int) -> list[Any]:
+    # At least `floor` elements, then continue unless a 0 in 0..63 is drawn. st.lists
+    # averages a handful of elements, and a stop draw alone averages about 50 (Hypothesis
+    # draws 0 more often than 1 in 64); the floor makes a batch about size/2 + 50 long.
+    # The shrinker lowers the floor to 1 in one step, then deletes (continue, element)
+    # pairs or stops early, down to the one input that fails.
+    floor = draw(st.integers(1, size))
+    out = [draw(elements)]
+    while len(out) < size and (len(out) < floor or draw(st.integers(0, 63)) != 0):
+        out.append(draw(elements))
+    return out
+
+
+def batches(elements: st.SearchStrategy[Any], size: int) -> st.SearchStrategy[list[Any]]:
+    """Lists of up to ``size`` elements, most of them long, that shrink to one element."""
+    return _batches(elements, size)
+
+
+def _settings(max_examples: int) -> settings:
+    return settings(
+        max_examples=max_examples,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+        # No explain phase: it reruns the failure under a tracer, which is slow.
+        phases=(Phase.generate, Phase.target, Phase.shrink),
+        print_blob=False,
+    )
+
+
+def _drive(
+    strategy: st.SearchStrategy[Any], test: Callable[[Any], None], max_examples: int, seed: int
+) -> bool:
+    """Run Hypothesis; True when ``test`` raised _Found (its last call saw the minimal example)."""
+    wrapped = hypothesis.seed(seed)(_settings(max_examples)(given(strategy)(test)))
+    try:
+        with with_reporter(lambda _message: None):
+            wrapped()
+    except _Found:
+        return True
+    return False
+
+
+class Search:
+    """Differential and property search for one domain over started platforms."""
+
+    def __init__(
+        self,
+        domain: str,
+        reference: StartedPlatform,
+        others: Sequence[StartedPlatform],
+        rules: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
+        module = strategies.load(domain)
+        if module is None:
+            raise ValueError(
+                f"no strategies for {domain}: add strategies/{domain.replace('-', '_')}.py"
+            )
+        self.domain = domain
+        self.module = module
+        self.reference = reference
+        self.others = list(others)
+        self.rules = list(rules)
+        schema = domain_schema(domain)
+        self.output_schema = schema.output if schema else None
+        self.stats = Stats()
+        self._valid_outputs: set[str] = set()
+        self._validated = 0
+        self._pool = ThreadPoolExecutor(max_workers=len(self.others) + 1)
+
+    # -- running -----------------------------------------------------------------
+
+    def _run(self, platform: StartedPlatform, inputs: Sequence[Any]) -> list[Answer]:
+        requests: list[Request] = [
+            {"id": str(i), "domain": self.domain, "input": case_input}
+            for i, case_input in enumerate(inputs)
+        ]
+        assert platform.adapter is not None
+        by_id = _run_batch(platform.adapter, platform.name, requests)
+        return [cast(Answer, by_id[r["id"]]) for r in requests]
+
+    def _schema_problem(self, output: Any) -> str | None:
+        if self.output_schema is None:
+            return None
+        for error in self.output_schema.iter_errors(output):
+            where = "".join(f"/{p}" for p in error.absolute_path)
+            return f"breaks the output schema at {where or '/'}: {error.message}"
+        return None
+
+    def _reference_schema_problem(self, output: Any) -> str | None:
+        # Validating costs more than running the input on all three platforms. Every
+        # distinct reference output is validated until VALIDATE_ALL have been, then one
+        # in VALIDATE_EVERY: the reference breaking its own schema is not what the search
+        # is after (and a candidate's expectation is validated again when written).
+        key = repr(output)
+        if key in self._valid_outputs:
+            return None
+        self._validated += 1
+        if self._validated > VALIDATE_ALL and self._validated % VALIDATE_EVERY:
+            return None
+        problem = self._schema_problem(output)
+        if problem is None and len(self._valid_outputs) < 100_000:
+            self._valid_outputs.add(key)
+        return problem
+
+    def _judge(self, case_input: Any, expected: Answer, actual: Answer) -> str | None:
+        """Why ``actual`` (another platform) is wrong given the reference's ``expected``."""
+        if "skip" in actual:
+            return None  # the platform declined this input (protocol skip): nothing to compare
+        if "crash" in actual:
+            return f"crashed: {actual['crash'].get('message', '')}"
+        if "error" in expected:
+            code = expected["error"].get("code")
+            if "error" in actual:
+                got = actual["error"].get("code")
+                return None if got == code else f"error {got!r}, reference error {code!r}"
+            return f"output {_short(actual.get('output'))}, reference error {code!r}"
+        if "error" in actual:
+            return f"error {actual['error'].get('code')!r} where the reference has an output"
+        want, got = expected.get("output"), actual.get("output")
+        if repr(want) == repr(got):
+            # Same text, same JSON (True and 1 print differently): the common case, and
+            # repr runs in C. Schema validity is then the reference's.
+            return None
+        differences = diff(want, got, rules_for(self.rules, case_input))
+        if not differences:
+            return None  # equal up to key order (or 1.0 vs 1): valid if the reference is
+        problem = self._schema_problem(got)
+        if problem:
+            return problem
+        first = differences[0]
+        return (
+            f"differs at {first.pointer or '/'}: {_short(first.actual)}, "
+            f"reference {_short(first.expected)}"
+            + (f" (and {len(differences) - 1} more)" if len(differences) > 1 else "")
+        )
+
+    def disagreements(self, inputs: Sequence[Any]) -> tuple[list[Answer], list[dict[str, str]]]:
+        """Reference responses, and per input the platforms that disagree (with why)."""
+        # Out-of-process platforms work while this process runs the others: each
+        # other platform's batch goes out on its own thread (one batch per adapter
+        # at a time, so no adapter is called concurrently with itself).
+        pending = {p.name: self._pool.submit(self._run, p, inputs) for p in self.others}
+        expected = self._run(self.reference, inputs)
+        answers = {name: future.result() for name, future in pending.items()}
+        verdicts: list[dict[str, str]] = []
+        for i, case_input in enumerate(inputs):
+            reasons: dict[str, str] = {}
+            ref = expected[i]
+            if "crash" in ref:
+                reasons[self.reference.name] = f"crashed: {ref['crash'].get('message', '')}"
+            elif "output" in ref:
+                problem = self._reference_schema_problem(ref["output"])
+                if problem:
+                    reasons[self.reference.name] = problem
+            if not reasons:
+                for name, responses in answers.items():
+                    why = self._judge(case_input, ref, responses[i])
+                    if why:
+                        reasons[name] = why
+            verdicts.append(reasons)
+        return expected, verdicts
+
+    # -- searching ---------------------------------------------------------------
+
+    def _rarity(self, touched: set[str]) -> float:
+        """Higher for inputs touching clauses the search has rarely touched (for target())."""
+        return sum(1.0 / (1 + self.stats.clause_hits[c]) for c in touched)
+
+    def search(self, max_examples: int, seed: int, batch: int) -> Finding | None:
+        """Look for an input a platform gets wrong; shrink it; None if none was found."""
+        seen: list[tuple[Any, Answer, dict[str, str]]] = []
+        first_failure: list[int] = []
+        started = time.perf_counter()
+
+        def test(inputs: list[Any]) -> None:
+            self.stats.examples += 1
+            expected, verdicts = self.disagreements(inputs)
+            self.stats.cases += len(inputs)
+            best = 0.0
+            for case_input, ref, reasons in zip(inputs, expected, verdicts, strict=True):
+                if reasons:
+                    seen.append((case_input, ref, reasons))
+                    if not first_failure:
+                        first_failure.append(self.stats.examples)
+                    raise _Found
+                touched = self.module.clauses(case_input, ref)
+                best = max(best, self._rarity(touched))
+                self.stats.clause_hits.update(touched)
+            hypothesis.target(best, label="rarely touched clauses")
+
+        strategy = batches(self.module.inputs(), batch)
+        found = _drive(strategy, test, max_examples, seed)
+        self.stats.seconds += time.perf_counter() - started
+        if not found:
+            return None
+        case_input, ref, reasons = seen[-1]
+        return Finding(
+            self.domain,
+            "disagreement",
+            "differential",
+            case_input,
+            case_input,
+            reasons,
+            ref,
+            first_failure[0],
+        )
+
+    def check_property(
+        self, prop: Property, max_examples: int, seed: int, batch: int
+    ) -> Finding | None:
+        """Look for probes on which a platform breaks ``prop``; shrink; None if it holds."""
+        platforms = [self.reference, *self.others]
+        seen: list[tuple[Any, dict[str, str]]] = []
+        first_failure: list[int] = []
+        started = time.perf_counter()
+
+        def test(probes: list[Any]) -> None:
+            self.stats.examples += 1
+            plans = [prop.requests(probe) for probe in probes]
+            flat = [case_input for plan in plans for case_input in plan]
+            pending = {p.name: self._pool.submit(self._run, p, flat) for p in platforms}
+            answers = {name: future.result() for name, future in pending.items()}
+            at = 0
+            for probe, plan in zip(probes, plans, strict=True):
+                reasons = {}
+                for name, responses in answers.items():
+                    why = prop.check(probe, responses[at : at + len(plan)])
+                    if why:
+                        reasons[name] = why
+                at += len(plan)
+                if reasons:
+                    seen.append((probe, reasons))
+                    if not first_failure:
+                        first_failure.append(self.stats.examples)
+                    raise _Found
+            self.stats.clause_hits.update(prop.clauses * len(probes))
+
+        strategy = batches(prop.probes, batch)
+        found = _drive(strategy, test, max_examples, seed)
+        self.stats.seconds += time.perf_counter() - started
+        if not found:
+            return None
+        probe, reasons = seen[-1]
+        case_input = prop.candidate(probe) if prop.candidate else None
+        reference = None
+        if case_input is not None and self.reference.name not in reasons:
+            reference = self._run(self.reference, [case_input])[0]
+        return Finding(
+            self.domain,
+            "property",
+            prop.name,
+            case_input,
+            probe,
+            reasons,
+            reference,
+            first_failure[0],
+        )
+
+    def close(self) -> None:
+        self._pool.shutdown()
+
+    def properties(self) -> tuple[Property, ...]:
+        found: tuple[Property, ...] = getattr(self.module, "PROPERTIES", ())
+        return found

@@ -1,0 +1,162 @@
+"""``hanzo-conformance generate``: search each domain, print findings, write candidates."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ._candidates import as_case, write_candidate
+from ._generate import REFERENCE, Finding, Search, Stats
+from ._platforms import factories, start_all, stop_all
+from ._resources import project_dir
+from ._run import StartedPlatform
+from ._vectors import VectorFile, load_vector_file
+from .exceptions import HarnessError
+
+DOCS_DIR = project_dir("docs/domains")
+_CLAUSE_HEADING = re.compile(r"^#{2,4} \**([A-Z]+-[0-9]+[a-z]?)\b", re.MULTILINE)
+_CLAUSE_BULLET = re.compile(r"^- \*\*([A-Z]+-[0-9]+[a-z]?)\b", re.MULTILINE)
+
+
+def contract_clauses(domain: str) -> list[str]:
+    """The clause ids of docs/domains/<domain>.md (headings or bold bullets), in order."""
+    path = DOCS_DIR / f"{domain}.md"
+    if not path.is_file():
+        return []
+    text = path.read_text(encoding="utf-8")
+    found = _CLAUSE_HEADING.findall(text) + _CLAUSE_BULLET.findall(text)
+    return list(dict.fromkeys(found))
+
+
+def _corpus(domain: str, vectors_dir: Path) -> VectorFile | None:
+    path = vectors_dir / f"{domain}.json"
+    return load_vector_file(path) if path.is_file() else None
+
+
+def coverage_lines(domain: str, corpus: VectorFile | None, stats: Stats) -> list[str]:
+    """Per contract clause: how many corpus cases name it and how often the search touched it."""
+    named: dict[str, int] = {}
+    for case in corpus.cases if corpus else ():
+        for clause in case.clauses:
+            named[clause] = named.get(clause, 0) + 1
+    clauses = list(dict.fromkeys([*contract_clauses(domain), *named, *stats.clause_hits]))
+    lines = [f"  clause coverage ({domain}): corpus cases / generated inputs that passed"]
+    for clause in clauses:
+        corpus_n, search_n = named.get(clause, 0), stats.clause_hits.get(clause, 0)
+        mark = "  <- untouched" if not corpus_n and not search_n else ""
+        lines.append(f"    {clause:<12} {corpus_n:>5} {search_n:>9}{mark}")
+    return lines
+
+
+def _describe_finding(finding: Finding) -> list[str]:
+    lines = [
+        f"  {finding.kind} ({finding.name}) after {finding.examples} examples, shrunk to:",
+        "    " + json.dumps(finding.probe, ensure_ascii=False)[:2000],
+    ]
+    lines += [f"    {platform}: {why}" for platform, why in finding.reasons.items()]
+    return lines
+
+
+def run_domain(
+    domain: str,
+    reference: StartedPlatform,
+    others: Sequence[StartedPlatform],
+    args: argparse.Namespace,
+    seed: int,
+) -> tuple[list[Finding], Search]:
+    corpus = _corpus(domain, args.vectors_dir)
+    rules = corpus.comparison if corpus else ()
+    search = Search(domain, reference, others, rules)
+    findings = []
+    try:
+        finding = search.search(args.max_examples, seed, args.batch)
+        if finding:
+            findings.append(finding)
+        if not args.no_properties:
+            for prop in search.properties():
+                finding = search.check_property(prop, args.max_examples, seed, args.batch)
+                if finding:
+                    findings.append(finding)
+    finally:
+        search.close()
+    return findings, search
+
+
+def _candidate_clauses(search: Search, finding: Finding) -> set[str]:
+    clauses: set[str] = set()
+    if finding.reference is not None:
+        clauses |= search.module.clauses(finding.input, finding.reference)
+    for prop in search.properties():
+        if prop.name == finding.name:
+            clauses |= set(prop.clauses)
+    return clauses
+
+
+def generate(args: argparse.Namespace) -> int:
+    seed = args.seed if args.seed is not None else random.randrange(2**32)
+    names = list(dict.fromkeys([REFERENCE, *args.platform])) if args.platform else None
+    chosen = factories(names, args.worker, args.case_timeout, args.in_process)
+    platforms = start_all(chosen)
+    try:
+        by_name = {p.name: p for p in platforms}
+        reference = by_name.get(REFERENCE)
+        if reference is None or reference.implementation is None:
+            raise HarnessError(f"the reference platform {REFERENCE} did not start")
+        for p in platforms:
+            if p.implementation is None:
+                print(f"{p.name}: not compared ({p.failure})")
+        print(f"hanzo-conformance generate --seed {seed}")
+        total_findings = 0
+        for domain in args.domain:
+            others = [
+                p
+                for p in platforms
+                if p is not reference
+                and p.implementation is not None
+                and domain in p.implementation.domains
+            ]
+            skipped = [
+                p.name
+                for p in platforms
+                if p.implementation is not None and domain not in p.implementation.domains
+            ]
+            compared = ", ".join(p.name for p in others) or "no other platform"
+            print(f"{domain}: {REFERENCE} (reference) vs {compared}")
+            if skipped:
+                print(f"  not implemented by: {', '.join(skipped)}")
+            findings, search = run_domain(domain, reference, others, args, seed)
+            stats = search.stats
+            print(
+                f"  {stats.cases} generated cases in {stats.seconds:.2f} s "
+                f"({stats.cases_per_second:,.0f}/s), {stats.examples} examples"
+            )
+            for finding in findings:
+                print("\n".join(_describe_finding(finding)))
+                if args.no_write:
+                    continue
+                case = as_case(finding, seed, _candidate_clauses(search, finding))
+                if case is None:
+                    print("    (no candidate: the reference has no answer to expect)")
+                    continue
+                written = write_candidate(case, domain, args.vectors_dir)
+                print(
+                    f"    candidate {case['id']} written to {written}"
+                    if written
+                    else "    (an equal case already exists; not written again)"
+                )
+            if not findings:
+                print("  no disagreement, every property held")
+            if args.report:
+                print("\n".join(coverage_lines(domain, _corpus(domain, args.vectors_dir), stats)))
+            total_findings += len(findings)
+        return 1 if total_findings else 0
+    finally:
+        stop_all(platforms)
+
+
+__all__: list[Any] = ["contract_clauses", "coverage_lines", "generate", "run_domain"]

@@ -1,0 +1,74 @@
+"""oauth-pkce: verifier lengths at 42/43/128/129, every unreserved character and
+near-misses (+, /, =, space, non-ASCII, NUL); and generate() yielding valid pairs."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from hypothesis import strategies as st
+
+from . import Property, Response, described
+
+UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+NEAR_MISSES = "+/= %\x00\t\u00e9\U0001f600\u0661"
+LENGTHS = st.one_of(st.sampled_from((0, 1, 42, 43, 44, 127, 128, 129)), st.integers(0, 140))
+
+
+@st.composite
+def inputs(draw: st.DrawFn) -> dict[str, Any]:
+    size = draw(LENGTHS)
+    # One byte string for the characters (cheap to draw, see strategies.joined), and
+    # now and then one character swapped for a near miss.
+    raw = draw(st.binary(min_size=size + 2, max_size=size + 2))
+    chars = [UNRESERVED[b % len(UNRESERVED)] for b in raw[2:]]
+    if chars and raw[0] % 4 == 0:
+        chars[raw[1] % len(chars)] = NEAR_MISSES[raw[0] // 4 % len(NEAR_MISSES)]
+    return {"verifier": "".join(chars)}
+
+
+def clauses(case_input: Any, response: Response) -> set[str]:
+    verifier = case_input["verifier"]
+    found = {"PKCE-1", "PKCE-2"}
+    found.add("PKCE-3" if "error" in response else "PKCE-4")
+    del verifier
+    return found
+
+
+def s256(verifier: str) -> str:
+    digest = hashlib.sha256(verifier.encode("ascii")).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
+
+
+_VERIFIER = re.compile(r"[A-Za-z0-9_-]{43}")
+
+
+def _valid_pairs(probe: int, responses: Sequence[Response]) -> str | None:
+    seen: set[str] = set()
+    for response in responses:
+        pair = response.get("output")
+        if not isinstance(pair, dict) or not isinstance(pair.get("verifier"), str):
+            return f"generate gave {described(response)}"
+        verifier = pair["verifier"]
+        if not _VERIFIER.fullmatch(verifier):
+            return f"verifier {verifier!r} is not 43 base64url characters (PKCE-5)"
+        if pair.get("challenge") != s256(verifier):
+            return f"challenge {pair.get('challenge')!r} is not S256 of {verifier!r} (PKCE-4)"
+        if verifier in seen:
+            return f"verifier {verifier!r} generated twice in {len(responses)} calls"
+        seen.add(verifier)
+    return None
+
+
+PROPERTIES = (
+    Property(
+        name="generate-yields-valid-fresh-pairs",
+        clauses=("PKCE-5",),
+        probes=st.integers(1, 8),
+        requests=lambda count: [{"generate": True}] * count,
+        check=_valid_pairs,
+    ),
+)

@@ -1,0 +1,169 @@
+"""sse-frames: line endings at and across chunk boundaries, BOMs, comments, fields,
+astral and combining characters, NULs, and retry values at the integer edges."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+from hypothesis import strategies as st
+
+from . import Property, Response, body, described
+
+# Pieces that, concatenated, hit the parser's states: whole field lines, field names
+# with and without colon and space, comments, the BOM (leading or not), the
+# characters text decoders get wrong, and retry values at the integer edges. Line
+# endings are listed several times: they are what chunk boundaries must not change.
+PIECES = (
+    "",
+    "data: a",
+    "\n",
+    "\r",
+    "\r\n",
+    "data",
+    "data:",
+    "data: ",
+    "\n",
+    "\r",
+    "\r\n",
+    "event: e",
+    "event:",
+    "id: 1",
+    "id:",
+    "retry: 5",
+    "retry:",
+    "\n",
+    "\r",
+    "\r\n",
+    ":",
+    ": c",
+    " ",
+    "\ufeff",
+    "\x00",
+    "data: b",
+    "é",
+    "e\u0301",
+    "\U0001f600",
+    "\u2028",
+    "\n",
+    "\r",
+    "0",
+    "-1",
+    "1.5",
+    "9007199254740991",
+    "9007199254740992",
+    "99999999999999999999",
+    "id",
+    "retry",
+    "event",
+    "\t",
+)
+
+
+# Pieces per input: fixed, since a zero byte is the empty piece (see strategies.joined).
+SIZE = 20
+
+
+def _text_and_cuts(raw: bytes) -> tuple[str, list[int]]:
+    # Each byte is one piece (its low 7 bits) and, when its high bit is set, a chunk
+    # boundary before that piece: one Hypothesis choice per input.
+    text, cuts = "", []
+    for b in raw:
+        if b & 0x80 and text:
+            cuts.append(len(text))
+        text += PIECES[(b & 0x7F) % len(PIECES)]
+    return text, cuts
+
+
+def text_and_cuts() -> st.SearchStrategy[tuple[str, list[int]]]:
+    return st.binary(min_size=SIZE, max_size=SIZE).map(_text_and_cuts)
+
+
+def split(text: str, cuts: list[int]) -> list[str]:
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+# Byte sequences that are not valid UTF-8: lone continuation/invalid byte, truncated
+# 2- and 3-byte sequences, an encoded surrogate, an overlong '/', a truncated emoji.
+BAD_UTF8 = (b"\xff", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf0\x9f\x98")
+
+
+def _bytes_case(raw: bytes) -> dict[str, Any]:
+    """The byte form (SSE-11): pieces UTF-8 encoded (now and then invalid bytes), cut at
+    byte positions, also inside a multi-byte character; one code point per byte."""
+    data, cuts = b"", []
+    for b in raw:
+        if b & 0x80 and data:
+            cuts.append(max(0, len(data) - (b >> 5 & 3)))  # at the end, or 1-3 bytes in
+        index = b & 0x7F
+        data += (
+            BAD_UTF8[index % len(BAD_UTF8)]
+            if index >= 120
+            else PIECES[index % len(PIECES)].encode("utf-8")
+        )
+    bounds = [0, *sorted(set(cuts)), len(data)]
+    chunks = [data[a:z].decode("latin-1") for a, z in itertools.pairwise(bounds)]
+    return {"chunks": chunks, "encoding": "bytes"}
+
+
+def inputs() -> st.SearchStrategy[dict[str, Any]]:
+    text = text_and_cuts().map(lambda tc: {"chunks": split(*tc)})
+    raw = st.binary(min_size=SIZE, max_size=SIZE).map(_bytes_case)
+    return st.one_of(text, raw)
+
+
+def clauses(case_input: Any, response: Response) -> set[str]:
+    chunks: list[str] = case_input["chunks"]
+    text = "".join(chunks)
+    found = {"SSE-6"}
+    if case_input.get("encoding") == "bytes":
+        found.add("SSE-11")
+        text = text.encode("latin-1").decode("utf-8", "replace")
+    if len([c for c in chunks if c]) > 1:
+        found.add("SSE-1")
+    if text.startswith("\ufeff"):
+        found.add("SSE-2")
+    if "\r" in text:
+        found.add("SSE-3")
+    if any(a.endswith("\r") and b.startswith("\n") for a, b in itertools.pairwise(chunks)):
+        found.add("SSE-3")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if any(line == "" for line in lines[:-1]):
+        found.add("SSE-4")
+    if any(line.startswith(":") for line in lines):
+        found.add("SSE-5")
+    if any(line.split(":", 1)[0] in ("event", "id", "retry") for line in lines):
+        found.add("SSE-7")
+    frames = (response.get("output") or {}).get("frames")
+    if frames:
+        found.add("SSE-8")
+    if lines[-1] != "":
+        found.add("SSE-9")
+    return found
+
+
+def _same_frames(probe: tuple[str, list[int]], responses: Sequence[Response]) -> str | None:
+    whole, *others = responses
+    for chunking, other in zip(("as drawn", "one code point a chunk"), others, strict=True):
+        if body(other) != body(whole):
+            return f"chunked {chunking}: {described(other)}; as one chunk: {described(whole)}"
+    return None
+
+
+def _chunkings(probe: tuple[str, list[int]]) -> list[Any]:
+    text, cuts = probe
+    return [{"chunks": [text]}, {"chunks": split(text, cuts)}, {"chunks": list(text)}]
+
+
+PROPERTIES = (
+    Property(
+        name="frames-independent-of-chunking",
+        clauses=("SSE-1",),
+        probes=text_and_cuts(),
+        requests=_chunkings,
+        check=_same_frames,
+        candidate=lambda probe: {"chunks": split(*probe)},
+    ),
+)

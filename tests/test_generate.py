@@ -1,0 +1,321 @@
+"""hanzo-conformance generate/promote: planted faults are found and shrunk; candidates stay apart.
+
+Every fault here must be found: a search that comes back empty fails the test.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("hypothesis", reason="hypothesis is in the test extra")
+
+import itertools
+
+from hypothesis import HealthCheck, given, settings
+from miniatures import (
+    BackoffWrapsAt64,
+    CrLfAcrossChunks,
+    QuestionMarkUtf16,
+    Raiser,
+    StalePkcePairs,
+)
+
+import strategies
+from adapters import registry
+from adapters.python import PythonAdapter
+from runners._candidates import promote
+from runners._cli import main
+from runners._format import canonical
+from runners._generate import Search
+from runners._run import StartedPlatform, start_platform
+from runners._schemas import domain_schema
+from runners._vectors import load_vector_file, load_vectors
+from runners.exceptions import HarnessError
+
+DOMAINS = [
+    "backoff-timing",
+    "config-merge",
+    "mcp-normalization",
+    "oauth-pkce",
+    "permission-policy",
+    "session-compaction",
+    "sse-frames",
+]
+SEED = 12345
+MAX_EXAMPLES = 60  # bounded: each example is a batch of BATCH inputs
+BATCH = 16
+
+
+def started(adapter: Any) -> StartedPlatform:
+    return start_platform(adapter.name, adapter)
+
+
+def search_for(domain: str, faulty: Any) -> Search:
+    return Search(domain, started(PythonAdapter()), [started(faulty)])
+
+
+def test_crlf_split_across_chunks_is_found_and_shrunk_to_three_chunks_at_most() -> None:
+    search = search_for("sse-frames", CrLfAcrossChunks("crlf"))
+    finding = search.search(MAX_EXAMPLES, SEED, BATCH)
+    assert finding is not None, "the CR|LF fault was not found"
+    assert finding.platforms == ("crlf",)
+    chunks = finding.input["chunks"]
+    assert len(chunks) <= 3, chunks
+    assert any(a.endswith("\r") and b.startswith("\n") for a, b in itertools.pairwise(chunks))
+    assert len("".join(chunks)) <= 12, chunks
+
+
+def test_question_mark_on_utf16_units_is_found_and_shrunk() -> None:
+    search = search_for("permission-policy", QuestionMarkUtf16("utf16"))
+    finding = search.search(MAX_EXAMPLES, SEED, BATCH)
+    assert finding is not None, "the UTF-16 `?` fault was not found"
+    case_input = finding.input
+    assert len(case_input["rules"]) == 1, case_input
+    assert any(ord(c) > 0xFFFF for c in case_input["tool_name"]), case_input
+    pattern = case_input["rules"][0]["tool_pattern"]
+    assert "?" in pattern and len(pattern) <= 3 and len(case_input["tool_name"]) <= 2, case_input
+
+
+def test_backoff_overflow_past_attempt_64_is_found_and_shrunk() -> None:
+    search = search_for("backoff-timing", BackoffWrapsAt64("wraps"))
+    finding = search.search(MAX_EXAMPLES, SEED, BATCH)
+    assert finding is not None, "the 2^64 overflow was not found"
+    case_input = finding.input
+    nexts = case_input.get("attempts", len(case_input.get("steps", ())))
+    assert 65 <= nexts <= 70, case_input
+    assert case_input["jitter"] == "none" and "samples" not in case_input, case_input
+
+
+def test_reference_against_itself_finds_nothing() -> None:
+    # The search can also come back empty: the differential judges, it does not invent.
+    for domain in ("sse-frames", "backoff-timing", "permission-policy"):
+        assert search_for(domain, PythonAdapter()).search(10, SEED, 32) is None
+
+
+def test_a_platform_whose_adapter_raises_is_a_disagreement() -> None:
+    finding = search_for("mcp-normalization", Raiser("raiser")).search(5, SEED, 8)
+    assert finding is not None
+    assert "raised RuntimeError" in finding.reasons["raiser"]
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_strategies_draw_schema_valid_inputs(domain: str) -> None:
+    module = strategies.load(domain)
+    assert module is not None
+    validator = domain_schema(domain)
+    assert validator is not None
+
+    @settings(max_examples=40, database=None, suppress_health_check=list(HealthCheck))
+    @given(module.inputs())
+    def valid(case_input: Any) -> None:
+        problems = [e.message for e in validator.input.iter_errors(case_input)]
+        assert not problems, (case_input, problems)
+
+    valid()
+
+
+def test_a_domain_without_strategies_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match=r"strategies/no_such_domain\.py"):
+        search_for("no-such-domain", PythonAdapter())
+
+
+# -- properties ---------------------------------------------------------------
+
+
+class ChunkDependent(CrLfAcrossChunks):
+    """As CrLfAcrossChunks: shows the chunking property catches it too, on its own."""
+
+
+def test_chunking_property_fails_on_a_chunk_dependent_platform() -> None:
+    search = search_for("sse-frames", ChunkDependent("chunky"))
+    (prop,) = search.properties()
+    finding = search.check_property(prop, MAX_EXAMPLES, SEED, 32)
+    assert finding is not None
+    assert finding.platforms == ("chunky",)
+    text, cuts = finding.probe
+    assert "\r\n" in text and len(cuts) <= 2, finding.probe
+
+
+class ShrinkingCaps(BackoffWrapsAt64):
+    pass
+
+
+def test_backoff_property_fails_when_caps_shrink() -> None:
+    search = search_for("backoff-timing", ShrinkingCaps("shrinks"))
+    (prop,) = search.properties()
+    finding = search.check_property(prop, MAX_EXAMPLES, SEED, 8)
+    assert finding is not None
+    assert "shrank" in finding.reasons["shrinks"], finding.reasons
+    assert finding.probe["steps"] == ["next"] * 65, finding.probe
+
+
+def test_pkce_property_fails_when_generate_repeats_itself() -> None:
+    search = search_for("oauth-pkce", StalePkcePairs("stale"))
+    (prop,) = search.properties()
+    finding = search.check_property(prop, MAX_EXAMPLES, SEED, 4)
+    assert finding is not None
+    assert finding.platforms == ("stale",)
+    assert "generated twice" in finding.reasons["stale"]
+    assert finding.probe == 2, finding.probe  # two calls are the fewest that can repeat
+
+
+@pytest.mark.parametrize(
+    "domain", ["sse-frames", "backoff-timing", "permission-policy", "config-merge", "oauth-pkce"]
+)
+def test_properties_hold_on_the_reference(domain: str) -> None:
+    search = search_for(domain, PythonAdapter())
+    for prop in search.properties():
+        assert search.check_property(prop, 10, SEED, 16) is None, prop.name
+
+
+# -- the CLI, candidates and promote -------------------------------------------
+
+
+@pytest.fixture
+def crlf_platform() -> Iterator[str]:
+    registry.register_platform("crlf", lambda: CrLfAcrossChunks("crlf"))
+    yield "crlf"
+    registry.unregister_platform("crlf")
+
+
+@pytest.fixture
+def vectors_dir(tmp_path: Path) -> Path:
+    """A copy of the project's sse-frames vectors, so candidates land in tmp_path."""
+    folder = tmp_path / "vectors"
+    folder.mkdir()
+    source = Path(__file__).resolve().parent.parent / "vectors" / "sse-frames.json"
+    (folder / "sse-frames.json").write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    return folder
+
+
+def generate(vectors_dir: Path, platform: str, *extra: str) -> int:
+    return main(
+        [
+            "generate",
+            "--domain",
+            "sse-frames",
+            "--platform",
+            platform,
+            "--seed",
+            str(SEED),
+            "--max-examples",
+            str(MAX_EXAMPLES),
+            "--batch",
+            str(BATCH),
+            "--vectors-dir",
+            str(vectors_dir),
+            *extra,
+        ]
+    )
+
+
+def test_generate_writes_a_valid_candidate_once_and_promote_moves_it(
+    crlf_platform: str, vectors_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert generate(vectors_dir, crlf_platform, "--no-properties", "--report") == 1
+    out = capsys.readouterr().out
+    assert "crlf: differs at /frames" in out
+    assert "clause coverage (sse-frames)" in out and "SSE-3" in out
+    path = vectors_dir / "candidates" / "sse-frames.json"
+    candidates = load_vector_file(path)  # a valid vector file
+    (case,) = candidates.cases
+    assert case.tags == ("generated",)
+    assert case.source["kind"] == "generated"
+    assert f"--seed {SEED}" in case.source["ref"] and "crlf" in case.source["ref"]
+    assert len(case.input["chunks"]) <= 3
+    text = path.read_text(encoding="utf-8")
+    assert canonical(json.loads(text)) == text  # fmt --check would pass
+
+
+def test_candidates_are_skipped_unless_named(
+    crlf_platform: str, vectors_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    generate(vectors_dir, crlf_platform, "--no-properties")
+    assert [vf.path.name for vf in load_vectors([vectors_dir])] == ["sse-frames.json"]
+    named = load_vectors([vectors_dir / "candidates"])
+    assert len(named) == 1 and named[0].cases[0].id.startswith("gen-")
+    # Found again: an equal case is not written twice.
+    capsys.readouterr()
+    generate(vectors_dir, crlf_platform, "--no-properties")
+    assert "not written again" in capsys.readouterr().out
+    assert len(load_vector_file(vectors_dir / "candidates" / "sse-frames.json").cases) == 1
+
+
+def test_promote_moves_a_reviewed_candidate(crlf_platform: str, vectors_dir: Path) -> None:
+    generate(vectors_dir, crlf_platform, "--no-properties")
+    candidates = vectors_dir / "candidates" / "sse-frames.json"
+    (case,) = load_vector_file(candidates).cases
+    before = len(load_vector_file(vectors_dir / "sse-frames.json").cases)
+    with pytest.raises(HarnessError, match="reviewed --description"):
+        promote("sse-frames", case.id, "crlf-split", case.description, vectors_dir=vectors_dir)
+    with pytest.raises(HarnessError, match="already used"):
+        promote("sse-frames", case.id, "crlf-split-across-chunks", "x", vectors_dir=vectors_dir)
+    code = main(
+        [
+            "promote",
+            "sse-frames",
+            case.id,
+            "--id",
+            "generated-crlf-across-chunks",
+            "--description",
+            "CR ending a chunk and LF starting the next are one line ending.",
+            "--vectors-dir",
+            str(vectors_dir),
+        ]
+    )
+    assert code == 0
+    promoted = load_vector_file(vectors_dir / "sse-frames.json")
+    assert len(promoted.cases) == before + 1
+    assert promoted.cases[-1].id == "generated-crlf-across-chunks"
+    assert promoted.cases[-1].input == case.input
+    assert not candidates.exists()
+    with pytest.raises(HarnessError, match="no candidates"):
+        promote("sse-frames", case.id, "again", "again", vectors_dir=vectors_dir)
+
+
+def test_generate_against_the_reference_finds_nothing(
+    vectors_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    registry.register_platform("same", PythonAdapter)
+    try:
+        assert generate(vectors_dir, "same", "--max-examples", "5") == 0
+    finally:
+        registry.unregister_platform("same")
+    assert "no disagreement, every property held" in capsys.readouterr().out
+    assert not (vectors_dir / "candidates").exists()
+
+
+def test_a_candidates_folder_breaks_no_command(
+    crlf_platform: str,
+    vectors_dir: Path,
+    pytester: pytest.Pytester,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    generate(vectors_dir, crlf_platform, "--no-properties")
+    # A broken candidates file would make any command that read it exit 2.
+    (vectors_dir / "candidates" / "broken.json").write_text("{", encoding="utf-8")
+    capsys.readouterr()
+    only = ["--no-default-vectors", "--vectors", str(vectors_dir)]
+    assert main(["validate", *only]) == 0
+    assert "1 vector files" in capsys.readouterr().out
+    assert main(["fmt", "--check", *only]) == 0
+    assert main(["run", "--platform", "python", *only]) == 0
+    # Named itself, the folder is read (and the broken file reported).
+    assert (
+        main(["validate", "--no-default-vectors", "--vectors", str(vectors_dir / "candidates")])
+        == 2
+    )
+    # pytest collects vectors/ but not vectors/candidates/, with or without --vectors.
+    pytester.syspathinsert(str(Path(__file__).resolve().parent))
+    result = pytester.runpytest_inprocess(
+        "--collect-only", "-q", "--vectors", str(vectors_dir), "-p", "no:cacheprovider"
+    )
+    assert "crlf-split-across-chunks" in result.stdout.str()
+    assert "gen-" not in result.stdout.str()
+    assert "broken.json" not in result.stdout.str()
+    assert result.ret == 0, result.stdout.str()
