@@ -3,7 +3,7 @@
 // (/work/shared/bench/README.md).
 //
 //   python3 /work/shared/bench/gen_sse.py --out /tmp/sse-bench-data
-//   cd bench && npm ci && node sse-js.mjs [DATA_DIR] [--runs N]
+//   cd bench && npm ci && node sse-js.mjs [DATA_DIR] [--runs N] [--workload W] [--chunking C]
 //
 // UTF-8 decoding is timed for both: SseFrameBuffer.feed takes bytes (SSE-11),
 // eventsource-parser takes strings, so each chunk goes through one streaming
@@ -18,11 +18,17 @@ import { createParser } from "eventsource-parser";
 import { SseFrameBuffer } from "../impl_js/src/sse.js";
 
 const args = process.argv.slice(2);
-const runsAt = args.indexOf("--runs");
-const RUNS = runsAt >= 0 ? Number(args[runsAt + 1]) : 5;
-const DATA = args.find((a, i) => !a.startsWith("--") && args[i - 1] !== "--runs") ?? "/tmp/sse-bench-data";
-const WORKLOADS = ["llm-tokens", "big-multiline", "mixed-endings"];
-const CHUNKINGS = ["c64k", "rand512", "c1"];
+const OPTIONS = ["--runs", "--workload", "--chunking"];
+/** @param {string} name */
+const option = (name) => {
+  const at = args.indexOf(name);
+  return at >= 0 ? args[at + 1] : undefined;
+};
+const RUNS = Number(option("--runs") ?? 5);
+const DATA = args.find((a, i) => !a.startsWith("--") && !OPTIONS.includes(args[i - 1] ?? "")) ?? "/tmp/sse-bench-data";
+// --workload / --chunking run one cell alone (in a fresh process: no JIT state from other cells).
+const WORKLOADS = ["llm-tokens", "big-multiline", "mixed-endings"].filter((w) => [w, undefined].includes(option("--workload")));
+const CHUNKINGS = ["c64k", "rand512", "c1"].filter((c) => [c, undefined].includes(option("--chunking")));
 
 const manifest = JSON.parse(readFileSync(join(DATA, "manifest.json"), "utf8"));
 

@@ -417,6 +417,7 @@ def test_pytest_declares_a_worker_broken_after_a_few_consecutive_timeouts(
         str(FAST),
         "-p",
         "no:cacheprovider",
+        "-rN",  # no short summary: under CI=true it repeats every failure's message
         timeout=BROKEN_AFTER * (FAST + 2) + 30,
     )
     assert time.monotonic() - began < BROKEN_AFTER * (FAST + 2) + 30

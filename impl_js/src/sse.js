@@ -14,6 +14,11 @@
 // linear in the total input for any chunking (SSE-10). For lines of ordinary
 // length this beats an array joined per line by 1.5-2x on one-character
 // chunks; the price is one rope node (~32 bytes) per piece of a pending line.
+// So that a very long line fed in tiny pieces does not keep a node per piece
+// (32x the line, and a rope V8's GC walks again and again), every
+// PENDING_PIECES pieces the rope is flattened into one string and set aside in
+// #pendingBlocks; the line is joined once when it ends (memory about twice the
+// line, each character copied twice).
 //
 // The shape of the code is partly for V8's JIT: loops are kept out of `feed`
 // (see there), and state is read by always-executed compares rather than
@@ -38,6 +43,8 @@ const COLON = 58;
 const BOM = 0xfeff;
 
 const STREAM = { stream: true };
+/** Pieces of a pending line kept as a rope before it is flattened into #pendingBlocks. */
+const PENDING_PIECES = 4096;
 
 /**
  * One dispatched block (SSE-8a).
@@ -98,8 +105,12 @@ export class SseFrameBuffer {
    * code unit). Empty chunks leave it alone (SSE-1).
    */
   #skip = BOM;
-  /** The incomplete line (SSE-3d); grown with `+=`, read only once it ends. */
+  /** The incomplete line (SSE-3d), or its end if #pendingBlocks holds its start; grown with `+=`, read only once it ends. */
   #pending = "";
+  /** Pieces appended to #pending since it was last empty or set aside. */
+  #pendingPieces = 0;
+  /** @type {string[] | null} the flattened start of a very long incomplete line, else null */
+  #pendingBlocks = null;
   // The current block; all reset on dispatch (SSE-8c). A block emits a frame
   // iff one of these is non-null (an accepted line sets one, SSE-8a).
   /** @type {string | null} "" for an `event` line with the empty value, reported as null (SSE-7a) */
@@ -147,19 +158,18 @@ export class SseFrameBuffer {
     if (n - start === 1) {
       const c = chunk.charCodeAt(start);
       if (c !== LF && c !== CR) {
-        this.#pending += start === 0 ? chunk : chunk.slice(start);
-      } else if (this.#pending === "") {
+        this.#appendPending(start === 0 ? chunk : chunk.slice(start));
+      } else if (this.#pending === "" && this.#pendingBlocks === null) {
         this.#dispatch(frames);
       } else {
         // The ending is kept in the line so that #field never reads past it.
-        const line = this.#pending + chunk;
-        this.#pending = "";
+        const line = this.#takePending(chunk);
         this.#field(line, 0, line.length - 1);
       }
       return frames;
     }
 
-    if (this.#pending !== "") {
+    if (this.#pending !== "" || this.#pendingBlocks !== null) {
       start = this.#finishPending(chunk, start);
       if (start < 0) return frames;
     }
@@ -169,8 +179,40 @@ export class SseFrameBuffer {
     // compile left Node 20 running `feed` unoptimized for good (-40%).
     const cr = chunk.indexOf("\r", start);
     start = cr === -1 ? this.#linesLf(chunk, start, frames) : this.#linesAny(chunk, start, cr, frames);
-    if (start < n) this.#pending = chunk.slice(start);
+    if (start < n) {
+      this.#pending = chunk.slice(start);
+      this.#pendingPieces = 1;
+    }
     return frames;
+  }
+
+  /**
+   * Appends a piece to the incomplete line.
+   * @param {string} piece
+   */
+  #appendPending(piece) {
+    this.#pending += piece;
+    if (++this.#pendingPieces === PENDING_PIECES) {
+      // Reading a character makes V8 flatten the rope in place (one copy).
+      this.#pending.charCodeAt(0);
+      (this.#pendingBlocks ??= []).push(this.#pending);
+      this.#pending = "";
+      this.#pendingPieces = 0;
+    }
+  }
+
+  /**
+   * The incomplete line completed by `tail`; leaves no line pending.
+   * @param {string} tail
+   * @returns {string}
+   */
+  #takePending(tail) {
+    const blocks = this.#pendingBlocks;
+    const line = blocks === null ? this.#pending + tail : blocks.join("") + this.#pending + tail;
+    this.#pending = "";
+    this.#pendingPieces = 0;
+    this.#pendingBlocks = null;
+    return line;
   }
 
   /**
@@ -185,13 +227,12 @@ export class SseFrameBuffer {
     const lf = chunk.indexOf("\n", start);
     const cr = chunk.indexOf("\r", start);
     if (lf === -1 && cr === -1) {
-      this.#pending += start === 0 ? chunk : chunk.slice(start);
+      this.#appendPending(start === 0 ? chunk : chunk.slice(start));
       return -1;
     }
     const end = cr === -1 || (lf !== -1 && lf < cr) ? lf : cr;
     // The ending is kept in the line so that #field never reads past it.
-    const line = this.#pending + chunk.slice(start, end + 1);
-    this.#pending = "";
+    const line = this.#takePending(chunk.slice(start, end + 1));
     this.#field(line, 0, line.length - 1);
     return end === cr && end + 1 < chunk.length && chunk.charCodeAt(end + 1) === LF ? end + 2 : end + 1;
   }
