@@ -71,6 +71,20 @@ def cli(capsys: Any, path: Path, *argv: str) -> tuple[int, str, str]:
 # -- wrapped workers and process groups ----------------------------------------------
 
 
+def signal_when_hung(proc: subprocess.Popen[str], marker: Path, signum: int) -> tuple[str, str]:
+    """Signal ``proc`` once the fake worker wrote ``marker`` (it hangs); return its output."""
+    try:
+        deadline = time.monotonic() + 30
+        while not marker.exists():
+            assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        proc.send_signal(signum)
+        return proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 def test_a_wrapped_worker_that_hangs_on_a_case_is_killed_with_its_wrapper(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     adapter = WorkerAdapter("w", wrapped("--hang-on", "c1", "--pid-file", str(pids)), timeout=FAST)
@@ -235,16 +249,7 @@ def test_a_signal_stops_workers_and_reports_what_finished(
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
-        deadline = time.monotonic() + 30
-        while not marker.exists():
-            assert time.monotonic() < deadline and harness.poll() is None, harness.communicate()
-            time.sleep(0.05)
-        harness.send_signal(signum)
-        out, err = harness.communicate(timeout=20)
-    finally:
-        if harness.poll() is None:
-            harness.kill()
+    out, err = signal_when_hung(harness, marker, signum)
     assert harness.returncode == code, (out, err)
     assert "Traceback" not in err, err
     assert "INTERRUPTED: 4 results: 2 pass, 0 fail, 0 error, 0 skip, 2 not run" in out
@@ -288,16 +293,7 @@ def test_an_interrupted_run_keeps_its_ledger_quiet_and_its_reports_readable(
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
-        deadline = time.monotonic() + 30
-        while not marker.exists():
-            assert time.monotonic() < deadline and harness.poll() is None, harness.communicate()
-            time.sleep(0.05)
-        harness.send_signal(signal.SIGINT)
-        out, err = harness.communicate(timeout=20)
-    finally:
-        if harness.poll() is None:
-            harness.kill()
+    out, err = signal_when_hung(harness, marker, signal.SIGINT)
     assert harness.returncode == 130, (out, err)
     assert "STALE" not in out and "INTERRUPTED" in out, out
     doc = json.loads(results.read_text(encoding="utf-8"))
@@ -347,16 +343,7 @@ def test_sigterm_to_pytest_stops_its_workers(pytester: pytest.Pytester, tmp_path
         stderr=subprocess.STDOUT,
         text=True,
     )
-    try:
-        deadline = time.monotonic() + 30
-        while not marker.exists():
-            assert time.monotonic() < deadline and session.poll() is None, session.communicate()
-            time.sleep(0.05)
-        session.send_signal(signal.SIGTERM)
-        out, _ = session.communicate(timeout=20)
-    finally:
-        if session.poll() is None:
-            session.kill()
+    out, _ = signal_when_hung(session, marker, signal.SIGTERM)
     assert "KeyboardInterrupt" in out and "1 passed" in out, out
     assert survivors(pids) == []
 
