@@ -45,6 +45,9 @@ class Batcher:
         self.session = session
         self.batch_cases = batch_cases
         self.fetched: dict[int, Outcome] = {}  # id(item) -> its outcome, not yet reported
+        # A signal that came while a batch ran: raised again once the items whose cases
+        # had finished have reported (``after``), as they would have without batching.
+        self.interrupted: BaseException | None = None
         self._groups: dict[tuple[str, int], list[Any]] | None = None
         self._place: dict[int, tuple[tuple[str, int], int, int]] = {}  # group, position, index
 
@@ -56,10 +59,27 @@ class Batcher:
         if found is not None:
             return found, 0
         batch = self._batch(item)
-        outcomes = run_cases(platform(item.platform), item.vector_file, [i.case for i in batch])
+        try:
+            outcomes = run_cases(platform(item.platform), item.vector_file, [i.case for i in batch])
+        except BaseException as exc:  # a signal: the items whose cases finished report first
+            finished = {o.case: o for o in getattr(exc, "outcomes", [])}
+            for other in batch[1:]:
+                if other.case.id in finished:
+                    self.fetched[id(other)] = finished[other.case.id]
+            if item.case.id not in finished:
+                raise
+            self.interrupted = exc
+            return finished[item.case.id], len(batch)
         for other, outcome in zip(batch[1:], outcomes[1:], strict=True):
             self.fetched[id(other)] = outcome
         return outcomes[0], len(batch)
+
+    def after(self, nextitem: pytest.Item | None) -> None:
+        """After an item reported: a signal stops the session here unless ``nextitem`` finished."""
+        exc = self.interrupted
+        if exc is not None and (nextitem is None or id(nextitem) not in self.fetched):
+            self.interrupted = None
+            raise exc
 
     def _batch(self, item: BatchedItem) -> Sequence[BatchedItem]:
         """The item, then up to BATCH_CASES - 1 later items of its group this process will run."""

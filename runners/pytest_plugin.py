@@ -246,6 +246,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     session.config.stash[_BATCHER] = Batcher(session, session.config.option.hc_batch_cases)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    # A signal during a batch: the items whose cases had finished report (as they would
+    # have without batching), then the session stops.
+    yield
+    batcher = item.config.stash.get(_BATCHER, None)
+    if batcher is not None:
+        batcher.after(nextitem)
+
+
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     """Platform-level records, shown once: start failures (with stderr), cutoffs, problems."""
     pool = config.stash.get(_POOL, None)

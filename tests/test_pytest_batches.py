@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import shlex
+import signal
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -15,6 +17,8 @@ from typing import Any
 
 import pytest
 from conftest import hello_case, vector_document
+from processes import survivors
+from test_worker_isolation import signal_when_hung, worker_option
 
 TESTS = Path(__file__).resolve().parent
 FAKE = TESTS / "fake_workers" / "fake_worker.py"
@@ -189,3 +193,23 @@ def test_in_process_platforms_are_batched_too(project):
     pytester, _ = project
     result = pytester.runpytest_inprocess("--platform", "python", "--in-process", "-rN")
     result.assert_outcomes(passed=5)
+
+
+def test_sigterm_during_a_batch_reports_the_items_that_finished_then_stops(project, tmp_path):
+    pytester, _ = project
+    pids, marker = tmp_path / "pids", tmp_path / "hanging"
+    doc = vector_document(cases(5), variants=[])
+    (pytester.path / "vectors" / "sse-frames.json").write_text(json.dumps(doc), encoding="utf-8")
+    worker = worker_option(
+        "w", "--reference", "--hang-on", "sse-frames/case-2#0", "--hang-marker", str(marker),
+        "--pid-file", str(pids),
+    )  # fmt: skip
+    session = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--platform", "w",
+         "--worker", worker, "--case-timeout", "60", "--junitxml=out.xml"],
+        cwd=pytester.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    out, _ = signal_when_hung(session, marker, signal.SIGTERM)
+    assert "KeyboardInterrupt" in out and "2 passed" in out, out
+    assert junit(pytester.path / "out.xml") == {"case-0[w]": "passed", "case-1[w]": "passed"}
+    assert survivors(pids) == []
