@@ -4,13 +4,14 @@ An item whose outcome is not known yet runs itself together with the items of th
 same (vector file, platform) that this process is about to run, at most
 ``batch_cases`` of them, through :func:`runners._run.run_cases` (the CLI's batched
 runner, with its per-case attribution of crashes, hangs and timeouts); the other
-outcomes wait on their items until those run. "About to run" is every later item of
-``session.items`` (pytest runs them in that order), or under pytest-xdist only the
-items the controller has already sent to this worker (its queue), so a worker never
-runs another worker's items. What pytest deselected (``-k``, ``-m``, ``--shard``,
-``--lf``) is not in ``session.items``, so it never runs; after ``-x`` stops a
-session, outcomes fetched ahead are dropped unreported. An outcome is used once:
-an item run again (a rerun plugin) runs again.
+outcomes wait on their items until those run. "About to run" is every later item
+of ``session.items`` (pytest runs them in that order), or under pytest-xdist only
+the items the controller has already sent to this worker (its queue), so a worker
+never runs another worker's items (under ``--dist worksteal``, an item stolen after
+its batch ran is run again by the thief). What pytest deselected (``-k``, ``-m``,
+``--shard``, ``--lf``) is not in ``session.items``, so it never runs; after ``-x``
+stops a session, outcomes fetched ahead are dropped unreported. An outcome is used
+once: an item run again (a rerun plugin) runs again.
 """
 
 from __future__ import annotations
