@@ -139,16 +139,22 @@ class SseFrameBuffer:
                     data = []
                     touched = False
                 continue
-            # The common shapes first, each with the same result as the general path below.
-            if line[:6] == b"data: ":
-                data.append(line[6:])
-                touched = True
+            # The common shapes first, each with the same result as the general path
+            # below, picked by the first byte (an int: no slice is built for it).
+            first = line[0]
+            if first == 0x64:  # "d"
+                if line[:6] == b"data: ":
+                    data.append(line[6:])
+                    touched = True
+                    continue
+            elif first == 0x3A:  # ":", a comment (SSE-5)
                 continue
-            if line[:7] == b"event: ":
-                event = line[7:].decode("utf-8", "replace") or None
-                touched = True
-                continue
-            if line[:4] == b"id: ":
+            elif first == 0x65:  # "e"
+                if line[:7] == b"event: ":
+                    event = line[7:].decode("utf-8", "replace") or None
+                    touched = True
+                    continue
+            elif first == 0x69 and line[:4] == b"id: ":  # "i"
                 value = line[4:]
                 if b"\0" not in value:
                     id_ = value.decode("utf-8", "replace")
