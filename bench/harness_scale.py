@@ -11,7 +11,7 @@ children, js through its worker, each started once) and every outcome written as
 one JSON line to a results file as soon as it is judged; nothing of a file is kept
 once its outcomes are written. Reports the wall time of the run (generation
 excluded), the peak RSS of the whole process tree (this process, the served
-children, Node: sampled every 50 ms from /proc), and the outcome counts.
+children, Node: sampled every 100 ms from /proc), and the outcome counts.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def _rss(pid: int) -> int:
 class PeakTreeRss:
     """Samples the RSS of this process and its descendants until stopped; keeps the peak."""
 
-    def __init__(self, interval: float = 0.05) -> None:
+    def __init__(self, interval: float = 0.1) -> None:
         self.peak = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, args=(interval,), daemon=True)
@@ -79,8 +79,11 @@ class PeakTreeRss:
 
     def _sample(self, interval: float) -> None:
         me = os.getpid()
+        tree, rescan = [me], 0.0
         while not self._stop.wait(interval):
-            self.peak = max(self.peak, sum(_rss(pid) for pid in _tree(me)))
+            if time.monotonic() >= rescan:  # listing /proc costs more than reading RSS
+                tree, rescan = _tree(me), time.monotonic() + 1.0
+            self.peak = max(self.peak, sum(_rss(pid) for pid in tree))
 
     def stop(self) -> int:
         self._stop.set()
@@ -113,12 +116,14 @@ def main() -> None:
         with (folder / "results.jsonl").open("w", encoding="utf-8") as results:
             for path in paths:
                 vector_file = load_vector_file(path)
+                gc.freeze()  # the cases live until the file is done: never rescan them
                 for platform in platforms:
                     for outcome in run_cases(platform, vector_file, vector_file.cases):
                         record = outcome.to_json()
                         counts[record["status"]] = counts.get(record["status"], 0) + 1
                         results.write(json.dumps(record, ensure_ascii=False) + "\n")
                 del vector_file
+                gc.unfreeze()
                 gc.collect()
         for platform in platforms:
             if platform.adapter is not None:
