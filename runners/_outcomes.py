@@ -123,7 +123,7 @@ def same_json(expected: Any, actual: Any) -> bool:
         return (
             type(actual) is list
             and len(actual) == len(expected)
-            and all(same_json(e, a) for e, a in zip(expected, actual))
+            and all(same_json(e, a) for e, a in zip(expected, actual, strict=True))
         )
     if kind is str or kind is bool or expected is None:
         return type(actual) is kind and bool(actual == expected)

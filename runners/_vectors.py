@@ -433,8 +433,8 @@ def load_vector_file(path: Path) -> VectorFile:
         vector_file_validator().iter_errors(document),
         key=lambda e: [str(p) for p in e.absolute_path],
     ):
-        parts = list(err.absolute_path)
-        problems.append(Problem(path, _case_id_at(document, parts), pointer(parts), _humane(err)))
+        at = list(err.absolute_path)
+        problems.append(Problem(path, _case_id_at(document, at), pointer(at), _humane(err)))
     if not isinstance(document, dict):
         raise VectorFileError(problems)
 
