@@ -95,10 +95,7 @@ class _Answers:
                 self._oldest = time.monotonic()
                 self._ready.notify()
             self._pending.append(line)
-            if (
-                len(self._pending) >= MAX_GROUP
-                or time.monotonic() - self._oldest >= FLUSH_AFTER_S
-            ):
+            if len(self._pending) >= MAX_GROUP or time.monotonic() - self._oldest >= FLUSH_AFTER_S:
                 self._write_locked()
 
     def write_now(self, line: bytes = b"") -> None:

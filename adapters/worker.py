@@ -486,11 +486,7 @@ class WorkerAdapter:
         lost: _Isolate | None = None
         while len(responses) < len(requests):
             if lost is not None and len(responses) >= alone_until:
-                self._problem(
-                    "lost-group",
-                    f"{lost.message}; run alone, none of the unanswered cases did it again",
-                    lost.detail,
-                )
+                self._unexplained(lost)
                 lost = None
             alone = lost is not None
             todo = requests[len(responses) : len(responses) + 1 if alone else None]
@@ -526,6 +522,16 @@ class WorkerAdapter:
             elif blamed is not None:
                 failed_case = case_of(blamed)
                 lost = None  # found (or a new failure): back to batches
+        if lost is not None and self.broken is None:
+            self._unexplained(lost)
+
+    def _unexplained(self, lost: _Isolate) -> None:
+        """Every request a dead worker left unanswered ran alone, and none killed it."""
+        self._problem(
+            "lost-group",
+            f"{lost.message}; run alone, none of the unanswered cases did it again",
+            lost.detail,
+        )
 
     def _failed(self, message: str) -> None:
         self._consecutive_failures += 1

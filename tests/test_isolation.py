@@ -170,6 +170,39 @@ def test_an_abort_amid_a_group_of_answers_fails_exactly_its_case(
     assert survivors(pids) == []
 
 
+def test_a_crash_amid_a_group_that_does_not_come_back_blames_no_case(
+    capsys: Any, write_vectors: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    # Run alone, the case that aborted once passes: no case is blamed for the lost
+    # group; the platform records the loss, with the stderr of the abort.
+    good = [mcp_case(f"good-{i}", f"s{i}") for i in range(40)]
+    cases = [*good[:20], mcp_case("once", "hanzo-test-abort-once"), *good[20:]]
+    doc = vector_document(cases, domain="mcp-normalization", variants=[], tags=TAGS)
+    vectors = write_vectors(doc, name="mcp-normalization.json")
+    pids = tmp_path / "pids"
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join([str(FAKES), os.environ.get("PYTHONPATH", "")])
+    )
+    monkeypatch.setenv("HANZO_TEST_ABORT_ONCE", str(tmp_path / "aborted"))
+    register_platform(
+        "broken-python", lambda: supervised("broken-python", "broken_python:create", pids)
+    )
+    try:
+        code, _ = run(capsys, vectors, "broken-python", tmp_path / "results.json")
+    finally:
+        unregister_platform("broken-python")
+    assert (tmp_path / "aborted").exists()  # it did abort once
+    doc = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert {r["status"] for r in doc["results"]} == {"pass"}
+    assert code == 0
+    problems = doc["summary"]["platforms"]["broken-python"]["problems"]
+    [lost] = [p for p in problems if p["kind"] == "lost-group"]
+    assert lost["message"].startswith("worker exited with code -6 while running case ")
+    assert lost["message"].endswith("run alone, none of the unanswered cases did it again")
+    assert "Fatal Python error: Aborted" in lost["detail"]
+    assert survivors(pids) == []
+
+
 def test_in_process_a_lone_surrogate_fails_its_case_in_text_and_json(
     capsys: Any, write_vectors: Any, tmp_path: Path
 ) -> None:
