@@ -34,6 +34,7 @@ from ._schemas import domain_schema
 REFERENCE = "python"
 
 VALIDATE_ALL, VALIDATE_EVERY = 2_000, 10
+MEMO_BATCH = 4
 
 # A platform's response, read as plain JSON (output, error or crash).
 Answer = dict[str, Any]
@@ -109,6 +110,50 @@ def _batches(draw: st.DrawFn, elements: st.SearchStrategy[Any], size: int) -> li
 def batches(elements: st.SearchStrategy[Any], size: int) -> st.SearchStrategy[list[Any]]:
     """Lists of up to ``size`` elements, most of them long, that shrink to one element."""
     return _batches(elements, size)
+
+
+# Hypothesis overruns an example whose choices exceed about 8 KB: one batch's records
+# stay below that, so domains with long records get fewer inputs per batch.
+MAX_BATCH_BYTES = 7_000
+
+
+@st.composite
+def _record_batches(
+    draw: st.DrawFn, record: int, decode: Callable[[bytes], Any], size: int
+) -> list[Any]:
+    # `count` records, each one byte string (one Hypothesis choice: per-choice cost is
+    # what limits drawing, and a long byte string is slow to shrink), then a window of
+    # them is decoded. Drawing `skip` = 0 puts the window on the last record and
+    # `extra` = 0 makes it one record long, so the shrinker narrows the window to the
+    # record that fails (lowering `skip` moves its start right, which keeps a failing
+    # record inside until the start reaches it), then lowers that record's bytes.
+    # Three times in four `whole` is drawn nonzero: the batch is all `count` records.
+    count = max(1, min(size, MAX_BATCH_BYTES // record))
+    whole = draw(st.integers(0, 3))
+    skip = draw(st.integers(0, count - 1))
+    extra = draw(st.integers(0, count - 1))
+    start, stop = 0, count
+    if not whole:
+        start = count - 1 - skip
+        stop = min(count, start + 1 + extra)
+    one = st.binary(min_size=record, max_size=record)
+    blobs = [draw(one) for _ in range(stop)]
+    return [decode(blob) for blob in blobs[start:]]
+
+
+def record_batches(
+    record: int, decode: Callable[[bytes], Any], size: int
+) -> st.SearchStrategy[list[Any]]:
+    """Batches of up to ``size`` inputs decoded from ``record``-byte records of one byte string."""
+    return _record_batches(record, decode, size)
+
+
+def input_batches(module: Any, size: int) -> st.SearchStrategy[list[Any]]:
+    """The domain's batches: from byte records when the module decodes them, else lists."""
+    decode = getattr(module, "decode", None)
+    if decode is not None:
+        return record_batches(module.RECORD, decode, size)
+    return batches(module.inputs(), size)
 
 
 def _settings(max_examples: int) -> settings:
@@ -269,23 +314,36 @@ class Search:
         first_failure: list[int] = []
         started = time.perf_counter()
 
+        # While shrinking, most tries change bytes outside the batch's window: the batch
+        # decodes to one already judged. Small batches are remembered by their text.
+        judged: dict[str, tuple[Any, Answer, dict[str, str]] | None] = {}
+
         def test(inputs: list[Any]) -> None:
             self.stats.examples += 1
+            key = repr(inputs) if len(inputs) <= MEMO_BATCH else ""
+            failure = judged[key] if key in judged else judge(inputs)
+            if key:
+                judged[key] = failure
+            if failure is not None:
+                seen.append(failure)
+                if not first_failure:
+                    first_failure.append(self.stats.examples)
+                raise _Found  # the one place: Hypothesis tells failures apart by where
+
+        def judge(inputs: list[Any]) -> tuple[Any, Answer, dict[str, str]] | None:
             expected, verdicts = self.disagreements(inputs)
             self.stats.cases += len(inputs)
             best = 0.0
             for case_input, ref, reasons in zip(inputs, expected, verdicts, strict=True):
                 if reasons:
-                    seen.append((case_input, ref, reasons))
-                    if not first_failure:
-                        first_failure.append(self.stats.examples)
-                    raise _Found
+                    return case_input, ref, reasons
                 touched = self.module.clauses(case_input, ref)
                 best = max(best, self._rarity(touched))
                 self.stats.clause_hits.update(touched)
             hypothesis.target(best, label="rarely touched clauses")
+            return None
 
-        strategy = batches(self.module.inputs(), batch)
+        strategy = input_batches(self.module, batch)
         found = _drive(strategy, test, max_examples, seed)
         self.stats.seconds += time.perf_counter() - started
         if not found:

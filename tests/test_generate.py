@@ -46,7 +46,10 @@ DOMAINS = [
     "session-compaction",
     "sse-frames",
 ]
-SEED = 12345
+# Any seed finds every planted fault; the shrunk size is seed-dependent: with 12345 the
+# backoff search stops at a local minimum (attempts 77, base 2^52, max 1: lowering any
+# one field alone loses the fault), 9 of the seeds 12340-12349 reach attempts 65.
+SEED = 12347
 MAX_EXAMPLES = 60  # bounded: each example is a batch of BATCH inputs
 BATCH = 16
 
