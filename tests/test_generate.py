@@ -6,6 +6,7 @@ Every fault here must be found: a search that comes back empty fails the test.
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,12 @@ def test_strategies_draw_schema_valid_inputs(domain: str) -> None:
         assert not problems, (case_input, problems)
 
     valid()
+    # Decoded records (what the search draws): many, cheaply, from plain random bytes.
+    rng = random.Random(domain)
+    for _ in range(300):
+        case_input = module.decode(rng.randbytes(module.RECORD))
+        problems = [e.message for e in validator.input.iter_errors(case_input)]
+        assert not problems, (case_input, problems)
 
 
 def test_a_domain_without_strategies_is_a_clear_error() -> None:
