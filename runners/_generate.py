@@ -35,10 +35,12 @@ from ._schemas import domain_schema
 REFERENCE = "python"
 
 VALIDATE_ALL, VALIDATE_EVERY = 50, 1_000
-MEMO_BATCH = 4
+MEMO_LIMIT = 100_000
 
 # A platform's response, read as plain JSON (output, error or crash).
 Answer = dict[str, Any]
+# An input some platform got wrong: the input, the reference's answer, platform -> why.
+Failure = tuple[Any, Answer, dict[str, str]]
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,7 @@ def _record_batches(
     # window on the last record and `extra` = 0 makes it one record long, so the
     # shrinker narrows the window to the record that fails (lowering `skip` moves its
     # start right, which keeps a failing record inside until the start reaches it),
-    # then lowers that record's bytes (the others no longer matter: see MEMO_BATCH).
+    # then lowers that record's bytes (the others no longer matter: see Search.search).
     # Three times in four `whole` is drawn nonzero: the batch is all `count` records.
     count = max(1, min(size, MAX_BATCH_BYTES // record))
     whole = draw(st.integers(0, 3))
@@ -325,38 +327,58 @@ class Search:
 
     def search(self, max_examples: int, seed: int, batch: int) -> Finding | None:
         """Look for an input a platform gets wrong; shrink it; None if none was found."""
-        seen: list[tuple[Any, Answer, dict[str, str]]] = []
+        seen: list[Failure] = []
         first_failure: list[int] = []
         started = time.perf_counter()
 
-        # While shrinking, most tries change bytes outside the batch's window: the batch
-        # decodes to one already judged. Small batches are remembered by their text.
-        judged: dict[str, tuple[Any, Answer, dict[str, str]] | None] = {}
+        # Once something failed, Hypothesis shrinks: each try changes a little of the
+        # batch, so most of its inputs were judged before. Inputs are then remembered by
+        # their text and only new ones run (a batch with a known failing input fails
+        # at once), which keeps shrinking cheap where a case costs processes and trees.
+        failing: dict[str, Failure] = {}
+        passed: set[str] = set()
 
         def test(inputs: list[Any]) -> None:
             self.stats.examples += 1
-            key = repr(inputs) if len(inputs) <= MEMO_BATCH else ""
-            failure = judged[key] if key in judged else judge(inputs)
-            if key:
-                judged[key] = failure
+            failure = judge_new(inputs) if first_failure else judge(inputs)[0]
             if failure is not None:
                 seen.append(failure)
                 if not first_failure:
                     first_failure.append(self.stats.examples)
+                    failing[repr(failure[0])] = failure
                 raise _Found  # the one place: Hypothesis tells failures apart by where
 
-        def judge(inputs: list[Any]) -> tuple[Any, Answer, dict[str, str]] | None:
+        def judge_new(inputs: list[Any]) -> Failure | None:
+            keys = [repr(case_input) for case_input in inputs]
+            for key in keys:
+                if key in failing:
+                    return failing[key]
+            fresh = [(k, i) for k, i in zip(keys, inputs, strict=True) if k not in passed]
+            if not fresh:
+                return None
+            failure, judged = judge([i for _, i in fresh])
+            if len(passed) > MEMO_LIMIT:
+                passed.clear()
+            passed.update(k for k, _ in fresh[:judged])
+            if failure is not None:
+                failing[fresh[judged][0]] = failure
+            return failure
+
+        def judge(inputs: list[Any]) -> tuple[Failure | None, int]:
+            """The first input some platform gets wrong, and how many passed before it."""
             expected, verdicts = self.disagreements(inputs)
             self.stats.cases += len(inputs)
             best = 0.0
-            for case_input, ref, reasons in zip(inputs, expected, verdicts, strict=True):
+            for at, (case_input, ref, reasons) in enumerate(
+                zip(inputs, expected, verdicts, strict=True)
+            ):
                 if reasons:
-                    return case_input, ref, reasons
+                    return (case_input, ref, reasons), at
                 touched = self.module.clauses(case_input, ref)
                 best = max(best, self._rarity(touched))
                 self.stats.clause_hits.update(touched)
             hypothesis.target(best, label="rarely touched clauses")
-            return None
+            return None, len(inputs)
 
         strategy = input_batches(self.module, batch)
         found = _drive(strategy, test, max_examples, seed)

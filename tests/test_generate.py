@@ -20,6 +20,7 @@ import itertools
 from hypothesis import HealthCheck, given, settings
 from miniatures import (
     BackoffWrapsAt64,
+    _OneDomainFault,
     CrLfAcrossChunks,
     QuestionMarkUtf16,
     Raiser,
@@ -28,6 +29,7 @@ from miniatures import (
 
 import strategies
 from adapters import registry
+from adapters.protocol import Request, Response
 from adapters.python import PythonAdapter
 from runners._candidates import promote
 from runners._cli import main
@@ -41,15 +43,20 @@ from runners.exceptions import HarnessError
 DOMAINS = [
     "backoff-timing",
     "config-merge",
+    "hooks",
     "mcp-normalization",
     "oauth-pkce",
     "permission-policy",
+    "sandbox-paths",
     "session-compaction",
     "sse-frames",
+    "tool-call-pipeline",
 ]
-# Any seed finds every planted fault; the shrunk size is seed-dependent: with 12345 the
-# backoff search stops at a local minimum (attempts 77, base 2^52, max 1: lowering any
-# one field alone loses the fault), 9 of the seeds 12340-12349 reach attempts 65.
+# Domains that start processes and build trees: searched with few, small batches.
+OS_DOMAINS = ["hooks", "sandbox-paths", "tool-call-pipeline"]
+# Each of the seeds 12340-12349 finds every planted fault within a few examples; how
+# far shrinking gets depends on the seed (a local minimum can keep a few extra
+# characters, which the size bounds below would reject), so one seed is fixed.
 SEED = 12347
 MAX_EXAMPLES = 60  # bounded: each example is a batch of BATCH inputs
 BATCH = 16
@@ -127,6 +134,76 @@ def test_strategies_draw_schema_valid_inputs(domain: str) -> None:
         case_input = module.decode(rng.randbytes(module.RECORD))
         problems = [e.message for e in validator.input.iter_errors(case_input)]
         assert not problems, (case_input, problems)
+
+
+@pytest.mark.parametrize("domain", OS_DOMAINS)
+def test_the_search_runs_on_the_os_domains(domain: str) -> None:
+    # Real processes and trees: the reference against itself agrees, and the passing
+    # inputs are attributed to clauses (the search reached the platform and back).
+    search = search_for(domain, PythonAdapter())
+    assert search.search(3, SEED, 8) is None
+    assert search.stats.cases >= 3
+    assert len(search.stats.clause_hits) >= 3, search.stats.clause_hits
+
+
+class PythonJsonForHooks(_OneDomainFault):
+    """hooks: HANZO_TOOL_INPUT written by Python's json.dumps (1.0, -0.0, 1.5e-07), not HOOK-6."""
+
+    domain = "hooks"
+
+    def faulty(self, request: Request) -> Response:
+        response = self.inner.run([request])[0]
+        case_input = request["input"]
+        if "output" not in response or "tool_input_fill" in case_input:
+            return response
+        text = json.dumps(
+            case_input["tool_input"], sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
+        saw = {
+            name: {**seen, "env": {**seen["env"], "HANZO_TOOL_INPUT": text}}
+            if seen["env"].get("HANZO_TOOL_INPUT") is not None
+            else seen
+            for name, seen in response["output"]["saw"].items()
+        }
+        return {**response, "output": {**response["output"], "saw": saw}}
+
+
+class PrefixInside(_OneDomainFault):
+    """sandbox-paths: "inside" as a string prefix, so {root}/ws2 is inside {root}/ws (SBX-11)."""
+
+    domain = "sandbox-paths"
+
+    def faulty(self, request: Request) -> Response:
+        response = self.inner.run([request])[0]
+        case_input = request["input"]
+        output = response.get("output") or {}
+        if (
+            case_input["op"] == "check_path"
+            and case_input["workspace"] == "{root}/ws"
+            and case_input["config"]["mode"] == "workspace"
+            and output.get("reason") == "outside"
+            and (output.get("resolved") or "").startswith("{root}/ws")
+        ):
+            output = {**output, "allowed": True, "reason": "in_workspace"}
+            return {**response, "output": output}
+        return response
+
+
+def test_python_number_formatting_in_hook_input_is_found_and_shrunk() -> None:
+    finding = search_for("hooks", PythonJsonForHooks("pyjson")).search(20, SEED, 4)
+    assert finding is not None, "the canonical-JSON fault was not found"
+    case_input = finding.input
+    assert len(case_input["hooks"]) == 1 and len(case_input["tool_input"]) == 1, case_input
+    (value,) = case_input["tool_input"].values()
+    assert isinstance(value, float), value  # 1.0, -0.0, 1.5e-07: where Python's text differs
+
+
+def test_prefix_inside_is_found_and_shrunk() -> None:
+    finding = search_for("sandbox-paths", PrefixInside("prefix")).search(10, SEED, 64)
+    assert finding is not None, "the string-prefix 'inside' fault was not found"
+    case_input = finding.input
+    assert "ws2" in case_input["path"] or "ws-old" in case_input["path"], case_input
+    assert len(case_input["tree"]) <= 3, case_input
 
 
 def test_a_domain_without_strategies_is_a_clear_error() -> None:
