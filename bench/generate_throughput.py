@@ -21,6 +21,7 @@ import os
 import time
 
 from runners._generate import Search
+from runners._generate_cli import case_tmpdir
 from runners._platforms import factories, start_all, stop_all
 
 
@@ -71,7 +72,14 @@ def main() -> None:
     parser.add_argument(
         "--in-process", action="store_true", help="python and rust inside the harness"
     )
+    parser.add_argument("--tmpdir", default="auto", help="as generate --tmpdir")
     args = parser.parse_args()
+    with case_tmpdir(args.tmpdir) as folder:
+        print(f"case directories in {folder or 'the system temporary directory'}")
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
     platforms = start_all(factories(["python", "rust", "js"], in_process=args.in_process))
     try:
         reference, *others = platforms

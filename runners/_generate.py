@@ -12,9 +12,10 @@ reference.
 from __future__ import annotations
 
 import json
+import queue
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -26,6 +27,7 @@ from hypothesis.reporting import with_reporter
 
 import strategies
 from adapters.protocol import Request
+from adapters.worker import WorkerAdapter
 from strategies import Property
 
 from ._compare import diff, rules_for
@@ -36,6 +38,7 @@ REFERENCE = "python"
 
 VALIDATE_ALL, VALIDATE_EVERY = 50, 1_000
 MEMO_LIMIT = 100_000
+PIPELINE_CHUNK = 64
 
 # A platform's response, read as plain JSON (output, error or crash).
 Answer = dict[str, Any]
@@ -295,12 +298,53 @@ class Search:
 
     def disagreements(self, inputs: Sequence[Any]) -> tuple[list[Answer], list[dict[str, str]]]:
         """Reference responses, and per input the platforms that disagree (with why)."""
-        # Out-of-process platforms work while this process runs the others: each
-        # other platform's batch goes out on its own thread (one batch per adapter
-        # at a time, so no adapter is called concurrently with itself).
-        pending = {p.name: self._pool.submit(self._run, p, inputs) for p in self.others}
-        expected = self._run(self.reference, inputs)
-        answers = {name: future.result() for name, future in pending.items()}
+        expected: list[Answer] = []
+        verdicts: list[dict[str, str]] = []
+        for _, chunk_expected, chunk_verdicts in self.judged_chunks(inputs):
+            expected += chunk_expected
+            verdicts += chunk_verdicts
+        return expected, verdicts
+
+    def judged_chunks(
+        self, inputs: Sequence[Any]
+    ) -> Iterator[tuple[Sequence[Any], list[Answer], list[dict[str, str]]]]:
+        """Per chunk of PIPELINE_CHUNK inputs: the inputs, the reference's answers, verdicts.
+
+        Every platform runs the chunks in order on its own thread (one batch per adapter
+        at a time, so no adapter is called concurrently with itself), so this thread
+        judges a chunk while the platforms run the next: on two cores the harness's
+        comparison and clause attribution overlap the platforms' work. The caller may
+        stop early; the platforms' remaining chunks are still waited for.
+        """
+        chunks = [inputs[i : i + PIPELINE_CHUNK] for i in range(0, len(inputs), PIPELINE_CHUNK)]
+        platforms = [self.reference, *self.others]
+        # In-process platforms run here, chunk by chunk: on a thread they would only
+        # contend for the GIL with the judging.
+        threaded = [p for p in platforms if isinstance(p.adapter, WorkerAdapter)]
+        results: dict[str, queue.SimpleQueue[list[Answer]]] = {
+            p.name: queue.SimpleQueue() for p in threaded
+        }
+
+        def feed(platform: StartedPlatform) -> None:
+            for chunk in chunks:
+                results[platform.name].put(self._run(platform, chunk))
+
+        running = [self._pool.submit(feed, p) for p in threaded]
+        try:
+            for chunk in chunks:
+                answers = {
+                    p.name: results[p.name].get() if p.name in results else self._run(p, chunk)
+                    for p in platforms
+                }
+                expected = answers.pop(self.reference.name)
+                yield chunk, expected, self._verdicts(chunk, expected, answers)
+        finally:
+            for future in running:
+                future.result()
+
+    def _verdicts(
+        self, inputs: Sequence[Any], expected: list[Answer], answers: Mapping[str, list[Answer]]
+    ) -> list[dict[str, str]]:
         verdicts: list[dict[str, str]] = []
         for i, case_input in enumerate(inputs):
             reasons: dict[str, str] = {}
@@ -317,7 +361,7 @@ class Search:
                     if why:
                         reasons[name] = why
             verdicts.append(reasons)
-        return expected, verdicts
+        return verdicts
 
     # -- searching ---------------------------------------------------------------
 
@@ -366,17 +410,16 @@ class Search:
 
         def judge(inputs: list[Any]) -> tuple[Failure | None, int]:
             """The first input some platform gets wrong, and how many passed before it."""
-            expected, verdicts = self.disagreements(inputs)
-            self.stats.cases += len(inputs)
-            best = 0.0
-            for at, (case_input, ref, reasons) in enumerate(
-                zip(inputs, expected, verdicts, strict=True)
-            ):
-                if reasons:
-                    return (case_input, ref, reasons), at
-                touched = self.module.clauses(case_input, ref)
-                best = max(best, self._rarity(touched))
-                self.stats.clause_hits.update(touched)
+            best, at = 0.0, 0
+            for chunk, expected, verdicts in self.judged_chunks(inputs):
+                self.stats.cases += len(chunk)
+                for case_input, ref, reasons in zip(chunk, expected, verdicts, strict=True):
+                    if reasons:
+                        return (case_input, ref, reasons), at
+                    touched = self.module.clauses(case_input, ref)
+                    best = max(best, self._rarity(touched))
+                    self.stats.clause_hits.update(touched)
+                    at += 1
             hypothesis.target(best, label="rarely touched clauses")
             return None, len(inputs)
 

@@ -6,7 +6,9 @@ Every fault here must be found: a search that comes back empty fails the test.
 from __future__ import annotations
 
 import json
+import os
 import random
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,11 +22,11 @@ import itertools
 from hypothesis import HealthCheck, given, settings
 from miniatures import (
     BackoffWrapsAt64,
-    _OneDomainFault,
     CrLfAcrossChunks,
     QuestionMarkUtf16,
     Raiser,
     StalePkcePairs,
+    _OneDomainFault,
 )
 
 import strategies
@@ -35,6 +37,7 @@ from runners._candidates import promote
 from runners._cli import main
 from runners._format import canonical
 from runners._generate import Search
+from runners._generate_cli import case_tmpdir
 from runners._run import StartedPlatform, start_platform
 from runners._schemas import domain_schema
 from runners._vectors import load_vector_file, load_vectors
@@ -406,3 +409,15 @@ def test_a_candidates_folder_breaks_no_command(
     assert "gen-" not in result.stdout.str()
     assert "broken.json" not in result.stdout.str()
     assert result.ret == 0, result.stdout.str()
+
+
+def test_case_directories_go_to_a_private_folder_removed_afterwards(tmp_path: Path) -> None:
+    before = os.environ.get("TMPDIR")
+    with case_tmpdir(str(tmp_path)) as folder:
+        assert folder is not None and Path(folder).parent == tmp_path
+        assert os.environ["TMPDIR"] == folder and tempfile.gettempdir() == folder
+        (Path(folder) / "left-by-a-platform").mkdir()
+    assert not Path(folder).exists()
+    assert os.environ.get("TMPDIR") == before and tempfile.gettempdir() != folder
+    with case_tmpdir("system") as folder:
+        assert folder is None
