@@ -60,6 +60,9 @@ DOMAINS = (
     "backoff-timing",
     "session-compaction",
     "config-merge",
+    "hooks",
+    "sandbox-paths",
+    "tool-call-pipeline",
 )
 
 
