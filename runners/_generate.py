@@ -80,9 +80,10 @@ class Finding:
 class Stats:
     """What a search did: cases compared, examples drawn, clauses the passing inputs touched."""
 
-    cases: int = 0
+    cases: int = 0  # differential cases (property requests are not counted)
     examples: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # in the differential search
+    property_seconds: float = 0.0
     clause_hits: Counter[str] = field(default_factory=Counter)
 
     @property
@@ -472,7 +473,7 @@ class Search:
 
         strategy = batches(prop.probes, batch)
         found = _drive(strategy, test, max_examples, seed)
-        self.stats.seconds += time.perf_counter() - started
+        self.stats.property_seconds += time.perf_counter() - started
         if not found:
             return None
         probe, reasons = seen[-1]

@@ -178,6 +178,7 @@ def _generate(args: argparse.Namespace) -> int:
             print(
                 f"  {stats.cases} generated cases in {stats.seconds:.2f} s "
                 f"({stats.cases_per_second:,.0f}/s), {stats.examples} examples"
+                + (f"; properties {stats.property_seconds:.2f} s" if stats.property_seconds else "")
             )
             for finding in findings:
                 print("\n".join(_describe_finding(finding)))
