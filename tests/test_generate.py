@@ -421,3 +421,12 @@ def test_case_directories_go_to_a_private_folder_removed_afterwards(tmp_path: Pa
     assert os.environ.get("TMPDIR") == before and tempfile.gettempdir() != folder
     with case_tmpdir("system") as folder:
         assert folder is None
+
+
+def test_compaction_search_draws_forced_and_failing_summarizer_inputs() -> None:
+    # COMP-7a (force) and COMP-11 (the summarizer fails, so the compactor truncates)
+    # are drawn, reach the reference and are attributed.
+    search = search_for("session-compaction", PythonAdapter())
+    assert search.search(3, SEED, 32) is None
+    assert search.stats.clause_hits["COMP-7a"] > 0, search.stats.clause_hits
+    assert search.stats.clause_hits["COMP-11"] > 0, search.stats.clause_hits
