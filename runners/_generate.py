@@ -450,28 +450,54 @@ class Search:
         first_failure: list[int] = []
         started = time.perf_counter()
 
+        # As in search(): once a probe failed, only probes not judged before run.
+        failing: dict[str, tuple[Any, dict[str, str]]] = {}
+        passed: set[str] = set()
+
         def test(probes: list[Any]) -> None:
             self.stats.examples += 1
+            if first_failure:
+                keys = [repr(probe) for probe in probes]
+                known = next((failing[k] for k in keys if k in failing), None)
+                fresh = [(k, p) for k, p in zip(keys, probes, strict=True) if k not in passed]
+                failure = known
+                if failure is None and fresh:
+                    failure = judge([p for _, p in fresh], [k for k, _ in fresh])
+            else:
+                failure = judge(probes, None)
+            if failure is not None:
+                seen.append(failure)
+                if not first_failure:
+                    first_failure.append(self.stats.examples)
+                raise _Found  # the one place: Hypothesis tells failures apart by where
+
+        def judge(probes: list[Any], keys: list[str] | None) -> tuple[Any, dict[str, str]] | None:
             plans = [prop.requests(probe) for probe in probes]
             flat = [case_input for plan in plans for case_input in plan]
             pending = {p.name: self._pool.submit(self._run, p, flat) for p in platforms}
             answers = {name: future.result() for name, future in pending.items()}
             at = 0
-            for probe, plan in zip(probes, plans, strict=True):
+            for i, (probe, plan) in enumerate(zip(probes, plans, strict=True)):
                 reasons = {}
                 for name, responses in answers.items():
                     why = prop.check(probe, responses[at : at + len(plan)])
                     if why:
                         reasons[name] = why
                 at += len(plan)
+                key = keys[i] if keys is not None else repr(probe)
                 if reasons:
-                    seen.append((probe, reasons))
-                    if not first_failure:
-                        first_failure.append(self.stats.examples)
-                    raise _Found
+                    failing[key] = (probe, reasons)
+                    return probe, reasons
+                if keys is not None and len(passed) < MEMO_LIMIT:
+                    passed.add(key)
             self.stats.clause_hits.update(prop.clauses * len(probes))
+            return None
 
-        strategy = batches(prop.probes, batch)
+        strategy = (
+            record_batches(prop.record, prop.decode, batch)
+            if prop.decode is not None
+            else batches(prop.probes, batch)
+        )
         found = _drive(strategy, test, max_examples, seed)
         self.stats.property_seconds += time.perf_counter() - started
         if not found:

@@ -38,7 +38,9 @@ class Property:
     ``requests(probe)`` gives the inputs to run for one drawn probe; ``check(probe,
     responses)`` returns None when the property holds on that platform's responses
     (in the same order), else a one-line reason. ``candidate(probe)``, when given,
-    is the input a vector showing a failure should hold.
+    is the input a vector showing a failure should hold. ``record`` and ``decode``,
+    when given, draw probes from byte records as the differential search draws inputs
+    (much cheaper than ``probes``, which then only serves single draws).
     """
 
     name: str
@@ -47,6 +49,8 @@ class Property:
     requests: Callable[[Any], list[Any]]
     check: Callable[[Any, Sequence[Response]], str | None]
     candidate: Callable[[Any], Any] | None = None
+    record: int = 0
+    decode: Callable[[bytes], Any] | None = None
 
 
 def joined(pieces: Sequence[str], size: int) -> st.SearchStrategy[str]:

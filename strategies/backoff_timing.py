@@ -12,22 +12,6 @@ from . import Property, Response, described, records
 
 MAX_SAFE = 2**53 - 1
 EDGE_MS = (0, 1, 2, 3, 100, 1000, 2**31 - 1, 2**31, 2**32, 2**52, MAX_SAFE)
-PARAM = st.one_of(st.sampled_from(EDGE_MS), st.integers(0, MAX_SAFE), st.integers(-3, 0))
-# Attempts cluster where implementations break: around 2^53 and 2^64 of the base.
-ATTEMPTS = st.one_of(st.integers(0, 8), st.integers(50, 70), st.integers(0, 100))
-SAMPLE = st.one_of(
-    st.sampled_from((0.0, 0.5, 0.9999999999999999, 1e-300)),
-    st.floats(0, 1, exclude_max=True),
-)
-
-
-def _steps(raw: bytes) -> list[str]:
-    return ["reset" if b % 4 == 3 else "next" for b in raw]
-
-
-# Steps as one byte string (one Hypothesis choice; see strategies.joined): about
-# one reset in four; a zero byte, where shrinking goes, is "next".
-STEPS = st.binary(max_size=80).map(_steps)
 
 
 # One input as bytes, each field at a fixed offset (shrinking one leaves the others):
@@ -42,7 +26,7 @@ _EDGE_SAMPLES = (0.0, 0.5, 0.9999999999999999, 1e-300)
 
 
 def _param(raw: bytes) -> int:
-    """An edge value, any safe integer, a small one or -3..0 (as PARAM)."""
+    """An edge value, any safe integer, a small one, or -3..0 (rejected: BACKOFF-1)."""
     kind = raw[0] % 4
     if kind == 0:
         return EDGE_MS[raw[1] % len(EDGE_MS)]
@@ -54,7 +38,8 @@ def _param(raw: bytes) -> int:
 
 
 def _attempts(b: int) -> int:
-    # 0..100 (identity, so shrinking lowers it), and 50..70 more often: around 2^53, 2^64.
+    # 0..100 (identity, so shrinking lowers it), and 50..70 more often: attempts
+    # cluster where implementations break, around 2^53 and 2^64 of the base.
     return b if b <= 100 else 50 + (b - 101) % 21
 
 
@@ -111,17 +96,28 @@ def clauses(case_input: Any, response: Response) -> set[str]:
     return found
 
 
-@st.composite
-def _schedule(draw: st.DrawFn) -> dict[str, Any]:
-    cap = draw(st.one_of(st.sampled_from(EDGE_MS[1:]), st.integers(1, MAX_SAFE)))
-    base = draw(st.one_of(st.integers(1, cap), st.sampled_from(EDGE_MS[1:])))
-    steps = draw(
-        st.one_of(
-            STEPS,
-            ATTEMPTS.map(lambda n: ["next"] * n),  # long runs without a reset
-        )
-    )
+def _positive(raw: bytes) -> int:
+    """Like _param, but at least 1 (a cap or base the property can check against)."""
+    return max(1, _param(raw))
+
+
+def _decode_schedule(record: bytes) -> dict[str, Any]:
+    cap = _positive(record[0:8])
+    base = _positive(record[8:16])
+    if record[16] & 1:
+        base = min(base, cap)  # usually a base below the cap
+    if record[17] % 2 == 0:
+        steps = ["next"] * _attempts(record[18])  # long runs without a reset
+    else:
+        count = record[19] % 81
+        packed = record[20 : 20 + STEP_BYTES]
+        steps = [
+            "reset" if packed[i >> 2] >> (2 * (i & 3)) & 3 == 3 else "next" for i in range(count)
+        ]
     return {"base_ms": base, "max_ms": cap, "steps": steps}
+
+
+SCHEDULE_RECORD = 20 + STEP_BYTES
 
 
 def _schedules(probe: dict[str, Any]) -> list[Any]:
@@ -158,9 +154,11 @@ PROPERTIES = (
     Property(
         name="delays-within-caps-and-caps-never-shrink",
         clauses=("BACKOFF-2", "BACKOFF-3", "BACKOFF-5"),
-        probes=_schedule(),
+        probes=records(SCHEDULE_RECORD, _decode_schedule),
         requests=_schedules,
         check=_within_caps,
         candidate=lambda probe: {**probe, "jitter": "none"},
+        record=SCHEDULE_RECORD,
+        decode=_decode_schedule,
     ),
 )

@@ -229,6 +229,18 @@ _ENV_WINS = st.fixed_dictionaries(
 )
 
 
+def _decode_env_wins(record: bytes) -> dict[str, Any]:
+    """Files as decode() draws them, and one or both overriding variables set."""
+    case = decode(record)
+    which, values = record[-4], record[-3]
+    env: dict[str, str] = {}
+    if which % 3 != 1:
+        env["HANZO_API_KEY"] = ("env-key", "é")[values & 1]
+    if which % 3 != 2:
+        env["HANZO_MODEL"] = ("env-model", "\U0001f600")[values >> 1 & 1]
+    return {"files": case["files"], "env": env}
+
+
 def _env_wins(probe: dict[str, Any], responses: Sequence[Response]) -> str | None:
     (response,) = responses
     config = (response.get("output") or {}).get("config")
@@ -249,5 +261,7 @@ PROPERTIES = (
         requests=lambda probe: [probe],
         check=_env_wins,
         candidate=lambda probe: probe,
+        record=RECORD,
+        decode=_decode_env_wins,
     ),
 )

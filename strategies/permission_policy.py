@@ -200,6 +200,18 @@ def _insertion(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     return base, draw(_VALID_RULE)
 
 
+# The rule count, five valid 6-byte rules (the first 1 + count used), the name's 4
+# bytes, the inserted rule.
+INSERTION_RECORD = 1 + 5 * 6 + 4 + 6
+
+
+def _decode_insertion(record: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
+    count = 1 + record[0] % 5
+    rules = [_rule(record[1 + 6 * i : 7 + 6 * i], True) for i in range(count)]
+    name = "".join([NAME_PIECES[x % len(NAME_PIECES)] for x in record[31:35]])
+    return {"rules": rules, "tool_name": name}, _rule(record[35:41], True)
+
+
 def _with_rule_at(probe: tuple[dict[str, Any], dict[str, Any]], at: int) -> dict[str, Any]:
     base, extra = probe
     rules = list(base["rules"])
@@ -232,5 +244,7 @@ PROPERTIES = (
         probes=_insertion(),
         requests=_insertions,
         check=_unchanged_after_first_match,
+        record=INSERTION_RECORD,
+        decode=_decode_insertion,
     ),
 )

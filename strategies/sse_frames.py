@@ -176,5 +176,7 @@ PROPERTIES = (
         requests=_chunkings,
         check=_same_frames,
         candidate=lambda probe: {"chunks": split(*probe)},
+        record=SIZE,
+        decode=_text_and_cuts,
     ),
 )
