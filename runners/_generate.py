@@ -322,19 +322,29 @@ class Search:
         # In-process platforms run here, chunk by chunk: on a thread they would only
         # contend for the GIL with the judging.
         threaded = [p for p in platforms if isinstance(p.adapter, WorkerAdapter)]
-        results: dict[str, queue.SimpleQueue[list[Answer]]] = {
+        results: dict[str, queue.SimpleQueue[list[Answer] | BaseException]] = {
             p.name: queue.SimpleQueue() for p in threaded
         }
 
         def feed(platform: StartedPlatform) -> None:
             for chunk in chunks:
-                results[platform.name].put(self._run(platform, chunk))
+                try:
+                    results[platform.name].put(self._run(platform, chunk))
+                except BaseException as e:  # passed on, so that the judging side never waits
+                    results[platform.name].put(e)
+                    return
+
+        def received(platform: StartedPlatform) -> list[Answer]:
+            answer = results[platform.name].get()
+            if isinstance(answer, BaseException):
+                raise answer
+            return answer
 
         running = [self._pool.submit(feed, p) for p in threaded]
         try:
             for chunk in chunks:
                 answers = {
-                    p.name: results[p.name].get() if p.name in results else self._run(p, chunk)
+                    p.name: received(p) if p.name in results else self._run(p, chunk)
                     for p in platforms
                 }
                 expected = answers.pop(self.reference.name)
