@@ -390,7 +390,15 @@ def add_generate_parsers(sub: Any) -> None:
     )
     p.add_argument("--case-timeout", type=float, default=DEFAULT_CASE_TIMEOUT, metavar="SECONDS")
     p.add_argument("--max-examples", type=int, default=200, help="Hypothesis examples per search")
-    p.add_argument("--batch", type=int, default=64, help="inputs drawn per example")
+    p.add_argument("--batch", type=int, default=256, help="inputs drawn per example")
+    p.add_argument(
+        "--tmpdir",
+        default="auto",
+        metavar="DIR",
+        help="where platforms make case directories (trees, settings files, hook roots); "
+        "default auto: a private folder in /dev/shm when writable (memory: no disk "
+        "journal), else the system's; 'system' for the system's",
+    )
     p.add_argument("--seed", type=int, help="Hypothesis seed (default: random, printed)")
     p.add_argument("--report", action="store_true", help="print the clause coverage")
     p.add_argument("--no-properties", action="store_true", help="only the differential search")
