@@ -364,15 +364,23 @@ class DomainNode(pytest.Collector):
     def __init__(self, *, vector_file: VectorFile, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.vector_file = vector_file
+        # Marked once here rather than on each item: `-m` and `-k` see a parent's markers.
+        self.add_marker(domain_marker(vector_file.domain))
 
     def collect(self) -> Iterator[pytest.Item]:
+        # One MarkDecorator per platform, shared by its items: pytest.mark's lookup (checked
+        # against the registered markers) is then paid once, not once per item.
+        platforms = {
+            p: getattr(pytest.mark, platform_marker(p)) for p in self.config.stash[_POOL].chosen
+        }
         for case in self.vector_file.cases:
-            for platform in self.config.stash[_POOL].chosen:
+            for platform, marker in platforms.items():
                 yield CaseItem.from_parent(
                     self,
                     name=f"{case.id}[{platform}]",
                     case=case,
                     platform=platform,
+                    marker=marker,
                     vector_file=self.vector_file,
                 )
 
@@ -385,16 +393,21 @@ class CaseFailed(Exception):
 
 class CaseItem(pytest.Item):
     def __init__(
-        self, *, case: Case, platform: str, vector_file: VectorFile, **kwargs: Any
+        self,
+        *,
+        case: Case,
+        platform: str,
+        vector_file: VectorFile,
+        marker: pytest.MarkDecorator | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.case = case
         self.platform = platform
         self.vector_file = vector_file
-        # `-k` matches a case's tags too; `-m` selects platform and domain exactly.
+        # `-k` matches a case's tags too; `-m` selects platform and domain (the parent's) exactly.
         self.extra_keyword_matches.update(case.tags)
-        self.add_marker(platform_marker(platform))
-        self.add_marker(domain_marker(case.domain))
+        self.add_marker(marker or platform_marker(platform))
 
     def runtest(self) -> None:
         # The first item of a (file, platform) to run runs the next ones too (_pytest_batches).
