@@ -1,7 +1,7 @@
 """What a vector case costs under pytest, beside the CLI and the implementation's own work.
 
     python3 bench/pytest_items.py [--platform python|rust|js] [--cases N] [--base M]
-                                  [--runs R] [--in-process]
+                                  [--runs R] [--in-process] [--baselines]
 
 Writes a synthetic oauth-pkce file of N small valid cases (and one of M) into a
 temporary project and times, each as a fresh process (the median of R runs):
@@ -13,6 +13,12 @@ temporary project and times, each as a fresh process (the median of R runs):
 - the implementation's own work: its JSON layer called in a loop over the same
   inputs (python: ``impl_python.conformance.oauth_pkce.run``; rust: the extension's
   ``run_batch`` over the whole batch; js: ``impl_js/conformance`` in one node process).
+
+``--baselines`` times instead where an item's cost goes: no-op tests with each
+auto-loaded plugin left out in turn (ours, hypothesis's, xdist's), with none of them,
+with pytest's own logging and capture off too, as N plain functions rather than one
+parametrized one, under ``-v``, ``--import-mode=importlib``, ``--assert=plain`` and
+``--junitxml``; and the vector items with only our plugin loaded.
 
 Per-case figures are slopes, ``(time(N) - time(M)) / (N - M)``, so process start,
 imports and platform start-up cancel out. Nothing here is a test.
@@ -83,6 +89,9 @@ def project(base: Path, count: int) -> Path:
     )
     (folder / "noop").mkdir()
     (folder / "noop" / "test_noop.py").write_text(noop % count)
+    (folder / "plain").mkdir()
+    plain = "".join(f"def test_{n}():\n    pass\n\n\n" for n in range(count))
+    (folder / "plain" / "test_plain.py").write_text(plain)
     return folder
 
 
@@ -117,6 +126,37 @@ def commands(platform: str, in_process: bool) -> dict[str, list[str]]:
         "cli": [py, "-m", "runners", "run", "--no-default-vectors", "--vectors", "vectors",
                 "--platform", platform, "--format", "json", "--output", "out.json", *extra],
     }  # fmt: skip
+
+
+NO_AUTOLOAD = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+"""Only pytest's own plugins (and those named with -p): hypothesis, xdist and ours left out."""
+
+
+def baseline_commands(platform: str) -> dict[str, tuple[list[str], dict[str, str]]]:
+    """Where an item's time goes: no-op tests under each plugin set, then the vector items."""
+    pytest_ = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rN"]
+    ours = ["-p", "runners.pytest_plugin"]
+    xdist = ["-p", "no:xdist", "-p", "no:xdist.looponfail"]
+    return {
+        "no-op, all plugins": ([*pytest_, "noop"], {}),
+        "  without ours": ([*pytest_, "-p", "no:hanzo_conformance", "noop"], {}),
+        "  without hypothesis": ([*pytest_, "-p", "no:hypothesispytest", "noop"], {}),
+        "  without xdist": ([*pytest_, *xdist, "noop"], {}),
+        "no-op, pytest only": ([*pytest_, "noop"], NO_AUTOLOAD),
+        "  + ours": ([*pytest_, *ours, "noop"], NO_AUTOLOAD),
+        "  -s, no logging": ([*pytest_, "-s", "-p", "no:logging", "noop"], NO_AUTOLOAD),
+        "  plain functions": ([*pytest_, "plain"], NO_AUTOLOAD),
+        "  -v": ([*pytest_[:-1], "-v", "noop"], NO_AUTOLOAD),
+        "  importlib": ([*pytest_, "--import-mode=importlib", "noop"], NO_AUTOLOAD),
+        "  --assert=plain": ([*pytest_, "--assert=plain", "noop"], NO_AUTOLOAD),
+        "  --junitxml": ([*pytest_, "--junitxml=out.xml", "noop"], NO_AUTOLOAD),
+        "vectors, all plugins": ([*pytest_, "vectors", "--platform", platform], {}),
+        "vectors, ours only": ([*pytest_, *ours, "vectors", "--platform", platform], NO_AUTOLOAD),
+        "vectors, ours, -s, no logging": (
+            [*pytest_, *ours, "-s", "-p", "no:logging", "vectors", "--platform", platform],
+            NO_AUTOLOAD,
+        ),
+    }
 
 
 def implementation_seconds(platform: str, folder: Path) -> float:
@@ -164,8 +204,12 @@ def main() -> None:
     parser.add_argument("--base", type=int, default=1_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--in-process", action="store_true")
+    parser.add_argument("--baselines", action="store_true", help="where an item's time goes")
     args = parser.parse_args()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "CI": ""}
+    if args.baselines:
+        baselines(args, env)
+        return
     with tempfile.TemporaryDirectory(prefix="pytest-items-") as tmp:
         big, small = project(Path(tmp), args.cases), project(Path(tmp), args.base)
         times: dict[str, dict[Path, list[tuple[float, float]]]] = {}
@@ -200,6 +244,26 @@ def main() -> None:
         print(f"  {kind}: pytest beyond impl {pytest_us - own:.1f} us; "
               f"pytest / cli {pytest_us / cli_us:.2f}x; "
               f"pytest beyond a no-op test {pytest_us - noop_us:.1f} us")  # fmt: skip
+
+
+def baselines(args: argparse.Namespace, env: dict[str, str]) -> None:
+    """Print the per-item slope (wall, CPU) of each baseline command."""
+    span = args.cases - args.base
+    runs: dict[str, list[tuple[float, float]]] = {}
+    with tempfile.TemporaryDirectory(prefix="pytest-items-") as tmp:
+        big, small = project(Path(tmp), args.cases), project(Path(tmp), args.base)
+        for _ in range(args.runs):  # interleaved, so load changes hit every command alike
+            for label, (argv, extra_env) in baseline_commands(args.platform).items():
+                pair = [timed(argv, folder, {**env, **extra_env}) for folder in (big, small)]
+                slope = tuple((b - s) / span * 1e6 for b, s in zip(*pair, strict=True))
+                runs.setdefault(label, []).append(slope)  # type: ignore[arg-type]
+    print(f"baselines, {args.platform}: {args.cases} vs {args.base} items, median of {args.runs}, "
+          f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    print(f"  {'us per item':24s} {'wall':>8s} {'cpu':>8s}")
+    for label, slopes in runs.items():
+        wall = statistics.median(s[0] for s in slopes)
+        cpu = statistics.median(s[1] for s in slopes)
+        print(f"  {label:24s} {wall:8.1f} {cpu:8.1f}")
 
 
 if __name__ == "__main__":
