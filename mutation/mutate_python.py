@@ -3,7 +3,7 @@
 Each mutant is one small change to one library module (an operator, a comparison, a
 boolean, a constant, a deleted statement). The vectors of every domain whose JSON
 layer imports that module (directly or through other impl_python modules) are run on
-the ``python`` platform through the ordinary CLI (``hanzo-conformance run``); the
+the ``python`` platform through the harness API (``runners.run_cases``); the
 mutant is *killed* if any case diverges, errors or the run exceeds the time limit,
 and *survives* if every case still passes.
 
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import copy
 import json
 import os
@@ -297,6 +298,20 @@ def domains_by_module() -> dict[str, list[str]]:
 # --- running ------------------------------------------------------------------------
 
 
+FIXTURES_ENV = "HANZO_HOOK_FIXTURES"
+
+
+def export_fixtures() -> None:
+    """Point the shadow copy's JSON layers at this checkout's ``fixtures/hooks``.
+
+    The hooks and tool-call-pipeline layers look for the hook programs beside their own
+    file (``<checkout>/fixtures/hooks``); in the shadow copy that is the temporary
+    directory, which has none. They honour ``HANZO_HOOK_FIXTURES`` first; set it here,
+    before any child forks, whatever the harness would default it to.
+    """
+    os.environ[FIXTURES_ENV] = str(ROOT / "fixtures" / "hooks")
+
+
 _CHUNK = 16  # cases per batch: the child stops at the first batch that does not pass
 
 
@@ -334,20 +349,32 @@ def run_domains(shadow: Path, files: list[VectorFile], limit: float) -> str:
     pid = os.fork()
     if pid == 0:
         try:
+            # A process group of its own: the hooks domains start hook programs (some
+            # sleep or daemonize on purpose), and a mutant may leave them behind.
+            os.setpgid(0, 0)
             _run_child(shadow, files)
         finally:
             os._exit(4)
     deadline = time.monotonic() + limit
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            code = os.waitstatus_to_exitcode(status)
-            return {0: "pass", 3: "broken"}.get(code, "fail")
-        if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return "timeout"
-        time.sleep(0.005)
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                code = os.waitstatus_to_exitcode(status)
+                return {0: "pass", 3: "broken"}.get(code, "fail")
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return "timeout"
+            time.sleep(0.005)
+    finally:
+        _kill_group(pid)
+
+
+def _kill_group(pgid: int) -> None:
+    """Kill whatever the child's process group still holds (hook programs a mutant left)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -373,6 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     # The harness is imported once here and inherited by every forked child; the
     # library must not be, so that each child imports its shadow copy.
     sys.path.insert(0, str(ROOT))
+    export_fixtures()
     import adapters.registry  # noqa: F401
     from runners import load_vectors
 
@@ -418,13 +446,15 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
             try:
-                for mutant in mutants:
+                for done, mutant in enumerate(mutants, 1):
                     target.write_text(mutated_source(tree, mutant.index), encoding="utf-8")
                     outcome = run_domains(shadow, files, limit)
                     if outcome == "broken":
                         print("the shadow copy was not imported; aborting")
                         return 2
                     outcomes.append((mutant, outcome))
+                    if done % 50 == 0:
+                        print(f"  {done}/{len(mutants)}", flush=True)
             finally:
                 target.write_text(original, encoding="utf-8")
 
