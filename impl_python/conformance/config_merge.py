@@ -25,6 +25,8 @@ def _place(path: Path, spec: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(spec, str):
         path.write_bytes(spec.encode("utf-8"))
+    elif "bytes" in spec:  # one byte per code point U+0000..U+00FF (the schema's pattern)
+        path.write_bytes(spec["bytes"].encode("latin-1"))
     else:  # {"directory": true}
         path.mkdir()
 

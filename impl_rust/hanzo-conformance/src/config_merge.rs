@@ -56,8 +56,22 @@ fn place(path: &Path, spec: Option<&Value>) {
         Some(Value::Object(o)) if o.get("directory") == Some(&Value::Bool(true)) => {
             write(&|| std::fs::create_dir(path));
         }
-        Some(_) => schema_invalid("file spec must be a string, null or {directory: true}"),
+        Some(Value::Object(o)) if o.get("bytes").is_some_and(Value::is_string) => {
+            let bytes = latin1_bytes(o["bytes"].as_str().unwrap_or_default());
+            write(&|| std::fs::write(path, &bytes));
+        }
+        Some(_) => schema_invalid("file spec must be a string, null, {directory: true} or {bytes}"),
     }
+}
+
+/// One byte per code point U+0000..U+00FF (the schema's pattern for `{bytes}` files).
+fn latin1_bytes(text: &str) -> Vec<u8> {
+    text.chars()
+        .map(|c| {
+            u8::try_from(c)
+                .unwrap_or_else(|_| schema_invalid("a bytes file holds a code point above U+00FF"))
+        })
+        .collect()
 }
 
 fn config_json(c: &HanzoConfig) -> Value {
