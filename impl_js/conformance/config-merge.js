@@ -44,6 +44,8 @@ export function run(input) {
     for (const d of [home, xdg, root]) mkdirSync(d);
     /** @type {Record<string, string>} */
     const env = { ...(input.env ?? {}), HOME: home };
+    if (input.home_env === "unset") delete env.HOME;
+    else if (input.home_env === "empty") env.HOME = "";
     const homeFile = join(home, ".config", "hanzo", "settings.json");
     if (xdgMode === "temp") {
       env.XDG_CONFIG_HOME = xdg;

@@ -65,6 +65,11 @@ def run(case_input: dict[str, Any]) -> dict[str, Any]:
             d.mkdir()
         env: dict[str, str] = dict(case_input.get("env", {}))
         env["HOME"] = str(home)
+        home_env = case_input.get("home_env", "set")
+        if home_env == "unset":
+            del env["HOME"]
+        elif home_env == "empty":
+            env["HOME"] = ""
         if xdg_mode == "temp":
             env["XDG_CONFIG_HOME"] = str(xdg)
             _place(xdg / "hanzo" / "settings.json", files.get("user"))

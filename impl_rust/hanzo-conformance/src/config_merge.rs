@@ -182,7 +182,20 @@ pub fn run(input: &Value) -> Result<Value, CaseError> {
         std::fs::create_dir(d).unwrap_or_else(|e| io_failure(&e));
     }
     let home_file = home.join(".config").join("hanzo").join("settings.json");
-    env.insert("HOME".into(), home.to_string_lossy().into_owned());
+    match input
+        .get("home_env")
+        .and_then(Value::as_str)
+        .unwrap_or("set")
+    {
+        "set" => {
+            env.insert("HOME".into(), home.to_string_lossy().into_owned());
+        }
+        "empty" => {
+            env.insert("HOME".into(), String::new());
+        }
+        "unset" => {}
+        other => schema_invalid(&format!("unknown home_env {other:?}")),
+    }
     match xdg_mode {
         "temp" => {
             env.insert("XDG_CONFIG_HOME".into(), xdg.to_string_lossy().into_owned());
