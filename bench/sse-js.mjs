@@ -3,12 +3,17 @@
 // (/work/shared/bench/README.md).
 //
 //   python3 /work/shared/bench/gen_sse.py --out /tmp/sse-bench-data
-//   cd bench && npm ci && node sse-js.mjs [DATA_DIR] [--runs N] [--workload W] [--chunking C]
+//   cd bench && npm ci && node sse-js.mjs [DATA_DIR] [--runs N] [--workload W] [--chunking C] [--clock cpu]
 //
 // UTF-8 decoding is timed for both: SseFrameBuffer.feed takes bytes (SSE-11),
 // eventsource-parser takes strings, so each chunk goes through one streaming
 // TextDecoder first, as a fetch-based client does. MB/s = input bytes / 10^6 / s,
-// median of N runs (default 5; parsers alternate so load noise hits both).
+// median of N runs (default 5; parsers alternate so load noise hits both). The
+// paired ratio is the median over runs of eventsource-parser's time / SseFrameBuffer's
+// time in the same run (the two are back to back, so they share the machine's load).
+// --clock cpu times the process's CPU time (process.cpuUsage: user + system, all
+// threads, so V8's concurrent GC and compiler threads count) instead of wall time,
+// leaving out the time spent waiting for a core on a shared machine.
 // Frame counts and data lengths are checked against manifest.json on every run.
 
 import { readFileSync } from "node:fs";
@@ -18,13 +23,22 @@ import { createParser } from "eventsource-parser";
 import { SseFrameBuffer } from "../impl_js/src/sse.js";
 
 const args = process.argv.slice(2);
-const OPTIONS = ["--runs", "--workload", "--chunking"];
+const OPTIONS = ["--runs", "--workload", "--chunking", "--clock"];
 /** @param {string} name */
 const option = (name) => {
   const at = args.indexOf(name);
   return at >= 0 ? args[at + 1] : undefined;
 };
 const RUNS = Number(option("--runs") ?? 5);
+const CPU_CLOCK = option("--clock") === "cpu";
+if (!["cpu", "wall", undefined].includes(option("--clock"))) throw new Error("--clock needs wall or cpu");
+/** Seconds since some fixed point, by the chosen clock. */
+const now = CPU_CLOCK
+  ? () => {
+      const { user, system } = process.cpuUsage();
+      return (user + system) / 1e6;
+    }
+  : () => Number(process.hrtime.bigint()) / 1e9;
 const DATA = args.find((a, i) => !a.startsWith("--") && !OPTIONS.includes(args[i - 1] ?? "")) ?? "/tmp/sse-bench-data";
 // --workload / --chunking run one cell alone (in a fresh process: no JIT state from other cells).
 const WORKLOADS = ["llm-tokens", "big-multiline", "mixed-endings"].filter((w) => [w, undefined].includes(option("--workload")));
@@ -138,8 +152,8 @@ const PARSERS = /** @type {const} */ ([
   ["eventsource-parser", runEventsourceParser],
 ]);
 
-console.log(`node ${process.version}, ${RUNS} runs, data ${DATA}`);
-console.log("workload       chunking  hanzo MB/s  eventsource-parser MB/s  ratio  hanzo frames");
+console.log(`node ${process.version}, ${RUNS} runs, ${CPU_CLOCK ? "cpu" : "wall"} clock, data ${DATA}`);
+console.log("workload       chunking  hanzo MB/s  eventsource-parser MB/s  ratio  paired (lowest)  hanzo frames");
 /** @type {any[]} */
 const results = [];
 for (const name of WORKLOADS) {
@@ -150,19 +164,29 @@ for (const name of WORKLOADS) {
     let hanzoFrames = 0;
     for (let run = 0; run < RUNS + 1; run += 1) {
       for (const [parser, fn] of run % 2 ? [...PARSERS].reverse() : PARSERS) {
-        const began = process.hrtime.bigint();
+        const began = now();
         const got = fn(chunks);
-        const seconds = Number(process.hrtime.bigint() - began) / 1e9;
+        const seconds = now() - began;
         checkCounts(parser, got, reference);
         if (parser === "hanzo") hanzoFrames = got.frames;
         if (run > 0) times[parser]?.push(seconds); // run 0 warms the JIT
       }
     }
     const mbps = (/** @type {string} */ p) => bytes / 1e6 / median(times[p] ?? []);
-    const row = { workload: name, chunking, hanzo: mbps("hanzo"), esp: mbps("eventsource-parser"), hanzoFrames };
+    const hanzoTimes = times.hanzo ?? [];
+    const paired = (times["eventsource-parser"] ?? []).map((t, i) => t / (hanzoTimes[i] ?? NaN));
+    const row = {
+      workload: name,
+      chunking,
+      hanzo: mbps("hanzo"),
+      esp: mbps("eventsource-parser"),
+      paired: median(paired),
+      pairedLowest: Math.min(...paired),
+      hanzoFrames,
+    };
     results.push(row);
     console.log(
-      `${name.padEnd(14)} ${chunking.padEnd(9)} ${row.hanzo.toFixed(1).padStart(10)}  ${row.esp.toFixed(1).padStart(23)}  ${(row.hanzo / row.esp).toFixed(2).padStart(5)}  ${hanzoFrames}`,
+      `${name.padEnd(14)} ${chunking.padEnd(9)} ${row.hanzo.toFixed(1).padStart(10)}  ${row.esp.toFixed(1).padStart(23)}  ${(row.hanzo / row.esp).toFixed(2).padStart(5)}  ${row.paired.toFixed(2).padStart(6)} (${row.pairedLowest.toFixed(2)})  ${hanzoFrames}`,
     );
   }
 }

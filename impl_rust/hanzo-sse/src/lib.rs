@@ -133,23 +133,67 @@ impl SseFrameBuffer {
     /// ```
     #[inline]
     pub fn feed_into(&mut self, chunk: &[u8], frames: &mut Vec<SseFrame>) {
-        if self.split.len == 0 {
-            // One ASCII byte that is not a line ending (the common case when chunks
-            // are single characters): it continues the pending line. A BOM or LF to
-            // skip cannot be this byte, so nothing is skipped any more either way.
-            if let &[byte] = chunk {
-                if byte.is_ascii() && byte != b'\r' && byte != b'\n' {
-                    self.skip = Skip::Nothing;
-                    self.pending.push(char::from(byte));
-                    return;
-                }
+        if let &[byte] = chunk {
+            if self.feed_byte(byte, frames) {
+                return;
             }
+        }
+        if self.split.len == 0 {
             if let Ok(text) = simdutf8::basic::from_utf8(chunk) {
                 self.feed_text(text, frames);
                 return;
             }
         }
         self.feed_lossy(chunk, frames);
+    }
+
+    /// The common one-byte chunks (chunks of single characters) with less work
+    /// than the general path, and the same result; `false` if `byte` needs the
+    /// general path (a line ending, an invalid byte).
+    #[inline]
+    fn feed_byte(&mut self, byte: u8, frames: &mut Vec<SseFrame>) -> bool {
+        if self.split.len == 0 {
+            if byte.is_ascii() {
+                if byte == b'\r' || byte == b'\n' {
+                    return false;
+                }
+                // It continues the pending line. A BOM or LF to skip cannot be this
+                // byte, so nothing is skipped any more either way.
+                self.skip = Skip::Nothing;
+                self.pending.push(char::from(byte));
+                return true;
+            }
+            // The lead byte of a multi-byte sequence, held until the sequence is
+            // complete: exactly the bytes the general path would hold (SSE-11b).
+            if (0xC2..=0xF4).contains(&byte) {
+                self.split.bytes[0] = byte;
+                self.split.len = 1;
+                return true;
+            }
+            return false;
+        }
+        let held = self.split.len;
+        let mut bytes = self.split.bytes;
+        bytes[held] = byte;
+        match str::from_utf8(&bytes[..=held]) {
+            Ok(text) => {
+                self.split.len = 0;
+                if self.skip == Skip::Nothing {
+                    // Not a line ending, and nothing to skip: it continues the pending line.
+                    self.pending.push_str(text);
+                } else {
+                    self.feed_text(text, frames);
+                }
+                true
+            }
+            Err(error) if error.error_len().is_none() => {
+                // Still a valid prefix of a sequence.
+                self.split.bytes = bytes;
+                self.split.len = held + 1;
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     /// [`Self::feed`] for a chunk that is not valid UTF-8 on its own: complete the
@@ -385,6 +429,53 @@ mod tests {
     fn feed_bytes(chunks: &[&[u8]]) -> Vec<SseFrame> {
         let mut buffer = SseFrameBuffer::new();
         chunks.iter().flat_map(|c| buffer.feed(c)).collect()
+    }
+
+    /// Byte strings from pieces that stress the one-byte path (cut, overlong,
+    /// surrogate and stray sequences, BOMs, all three endings): fed a byte at a
+    /// time they must give what one whole chunk gives (`SSE-1`, `SSE-11`).
+    #[test]
+    fn one_byte_chunks_match_the_whole_buffer_on_mixed_bytes() {
+        const PIECES: [&[u8]; 22] = [
+            b"data: ",
+            b"event:",
+            b"id: ",
+            b"x",
+            b"\r",
+            b"\n",
+            b"\r\n",
+            b":",
+            b"\xef\xbb\xbf",
+            b"\xe6\x97\xa5",
+            b"\xf0\x9f\x98\x80",
+            b"\xc3\xa9",
+            b"\xc3",
+            b"\xe6\x97",
+            b"\xf0\x9f",
+            b"\xe0\x80",
+            b"\xed\xa0\x80",
+            b"\xc0\xaf",
+            b"\xff",
+            b"\x80",
+            b"\xf4\x90\x80\x80",
+            b"\xf5",
+        ];
+        let mut state: u32 = 0x2545_f491;
+        let mut next = move || {
+            // xorshift32: a fixed sequence, enough to mix the pieces.
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state as usize
+        };
+        for _ in 0..2000 {
+            let mut input = Vec::new();
+            for _ in 0..next() % 24 {
+                input.extend_from_slice(PIECES[next() % PIECES.len()]);
+            }
+            let bytes: Vec<&[u8]> = input.chunks(1).collect();
+            assert_eq!(feed_bytes(&bytes), feed_bytes(&[&input]), "{input:?}");
+        }
     }
 
     #[test]
