@@ -4,9 +4,12 @@
 # Each mutant is built and tested with the crate's own tests and hanzo-conformance's
 # (whose tests/vectors.rs runs the vectors natively), on the vectors of the given
 # domains only (a temporary folder holding those files, HANZO_CONFORMANCE_VECTORS).
-# cargo-mutants works in a copy of the tree (the checkout is never modified); the
-# copy builds into this checkout's target/ (CARGO_TARGET_DIR), so the dependencies
-# are not rebuilt. Results: target/mutants/<crate>/mutants.out/ (outcomes.json,
+# cargo-mutants works in a copy of the tree (the checkout is never modified) and
+# builds into target/mutants/build (CARGO_TARGET_DIR), never into target/ itself:
+# cargo names a workspace crate's artifacts by its path relative to the workspace, so
+# the copy's mutated builds would replace the checkout's, and look up to date to it.
+# The first run builds the dependencies there once. Results:
+# target/mutants/<crate>/mutants.out/ (outcomes.json,
 # caught.txt, missed.txt, timeout.txt, unviable.txt). Needs `cargo install
 # cargo-mutants --locked` once. Not part of the test suite.
 set -euo pipefail
@@ -25,7 +28,7 @@ done
 [ $# -gt 0 ] && shift  # the "--"
 cd "$root"
 mkdir -p "target/mutants/$crate"
-HANZO_CONFORMANCE_VECTORS="$vectors" CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}" \
+HANZO_CONFORMANCE_VECTORS="$vectors" CARGO_TARGET_DIR="$root/target/mutants/build" \
   nice -n 10 cargo mutants --package "$crate" \
   --test-package "$crate" --test-package hanzo-conformance \
   --jobs 1 --timeout 120 --build-timeout 900 --no-shuffle \
