@@ -86,9 +86,14 @@ def _plainly_valid_run(message: Any) -> bool:
         and type(message.get("id")) is str
         and message["id"] != ""
         and type(message.get("domain")) is str
-        and _DOMAIN.fullmatch(message["domain"]) is not None
+        and _kebab(message["domain"])
         and "input" in message
     )
+
+
+@cache
+def _kebab(domain: str) -> bool:  # a run has few domains and many requests
+    return _DOMAIN.fullmatch(domain) is not None
 
 
 def problem(message: str, instance: Any) -> str | None:
@@ -120,6 +125,10 @@ START_LINE = _line("start", {"cmd": "start", "version": PROTOCOL_VERSION})
 STOP_LINE = _line("stop", {"cmd": "stop"})
 
 
+# One encoder for every request (json.dumps with options builds one per call).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
 class BadRequest(ValueError):
     """The harness built a request the protocol does not allow (a harness bug)."""
 
@@ -140,7 +149,7 @@ def encode_request(request: Request) -> bytes:
     if trouble is not None:
         raise BadRequest(f"request {request['id']!r} does not match run.json: {trouble}")
     try:
-        text = json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        text = _ENCODER.encode(message)
     except ValueError as exc:
         raise BadRequest(f"request {request['id']!r} is not JSON: {exc}") from None
     try:

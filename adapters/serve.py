@@ -8,9 +8,16 @@ a per-case timeout, crash isolation with stderr, restarts (docs/protocol.md).
 
 PLATFORM is ``python``, ``rust`` or ``module:factory`` (any in-process
 :class:`adapters.protocol.Adapter`, e.g. a test double). Requests are answered
-one at a time and each answer is flushed at once, so a case that hangs or kills
-the process is the one blamed; the harness pipelines whole batches, so the hop
-costs a few microseconds per case (bench/README.md).
+one at a time, in order, and the answers are written in groups (one ``write``
+for many answers: one wake-up of the harness's reader instead of one per case).
+A group is written when no further request is waiting, when it holds
+``MAX_GROUP`` answers, or when its oldest answer is ``FLUSH_AFTER_S`` old: the
+last also by a thread while a case runs (an endless loop in Python or in the
+Rust extension, which releases the GIL), so a case that hangs is always the
+first unanswered one and the one blamed. A case that kills the process takes
+the unwritten answers of its group along: the harness (``WorkerAdapter`` with
+``answers_in_groups``) then runs the unanswered cases alone until the one that
+kills it is found, and blames exactly that one (bench/README.md, "Harness overhead").
 """
 
 from __future__ import annotations
@@ -19,13 +26,20 @@ import faulthandler
 import importlib
 import json
 import os
+import select
 import sys
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from .protocol import PROTOCOL_VERSION, Adapter, PlatformUnavailable, Response, crash
 
 IN_PROCESS_FACTORIES = {"python": "adapters.python:create", "rust": "adapters.rust:create"}
+MAX_GROUP = 256
+"""At most this many answers are held unwritten (the harness's isolation window)."""
+FLUSH_AFTER_S = 0.002
+"""No answer waits longer than this (plus a scheduling delay) to be written."""
 
 
 def load_adapter(spec: str) -> Adapter:
@@ -39,11 +53,15 @@ def load_adapter(spec: str) -> Adapter:
     return factory()
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+_DECODER = json.JSONDecoder()
+
+
 def encode(response: Response) -> bytes:
     """One response line. An output that has no UTF-8 form (a lone surrogate) is sent
     with ``\\u`` escapes, so that the harness can report it against its case."""
     try:
-        text = json.dumps(response, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        text = _ENCODER.encode(response)
     except ValueError as exc:  # NaN or an infinity: not JSON at all
         text = json.dumps(crash(response["id"], f"output is not JSON: {exc}"))
     try:
@@ -57,19 +75,106 @@ def _write(out: IO[bytes], line: bytes) -> None:
     out.flush()
 
 
-def _handshake_answer(out: IO[bytes], message: dict[str, Any]) -> None:
-    _write(out, json.dumps(message).encode("utf-8") + b"\n")
+class _Answers:
+    """Answers waiting to be written as one group, and the thread that writes a group
+    whose oldest answer has waited FLUSH_AFTER_S (while a long or endless case runs)."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        self._out = out
+        self._pending: list[bytes] = []
+        self._oldest = 0.0  # when the first pending answer was added
+        self._generation = 0  # counts groups written, so the thread never writes late
+        self._closed = False
+        self._ready = threading.Condition()
+        self._thread = threading.Thread(target=self._write_late_groups, daemon=True)
+        self._thread.start()
+
+    def add(self, line: bytes) -> None:
+        with self._ready:
+            if not self._pending:
+                self._oldest = time.monotonic()
+                self._ready.notify()
+            self._pending.append(line)
+            if len(self._pending) >= MAX_GROUP or time.monotonic() - self._oldest >= FLUSH_AFTER_S:
+                self._write_locked()
+
+    def write_now(self, line: bytes = b"") -> None:
+        """Write the pending group (and ``line`` after it) at once."""
+        with self._ready:
+            if line:
+                self._pending.append(line)
+            self._write_locked()
+
+    def close(self) -> None:
+        self.write_now()
+        with self._ready:
+            self._closed = True
+            self._ready.notify()
+
+    def _write_locked(self) -> None:
+        if self._pending:
+            _write(self._out, b"".join(self._pending))
+            self._pending.clear()
+            self._generation += 1
+
+    def _write_late_groups(self) -> None:
+        while True:
+            with self._ready:
+                while not self._pending and not self._closed:
+                    self._ready.wait()
+                if self._closed:
+                    return
+                generation = self._generation
+                due = self._oldest + FLUSH_AFTER_S
+            time.sleep(max(due - time.monotonic(), 0.0))
+            with self._ready:
+                if self._generation == generation:  # that group is still waiting
+                    self._write_locked()
+
+
+def _lines(stdin: IO[bytes], answers: _Answers) -> Iterator[bytes]:
+    """Request lines as they arrive; before waiting for more input, the answers so far
+    are written (the harness may be waiting for them)."""
+    fd = stdin.fileno()
+    partial = b""
+    while True:
+        if not select.select([fd], [], [], 0)[0]:
+            answers.write_now()
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            if partial:
+                yield partial
+            return
+        *complete, partial = (partial + chunk).split(b"\n")
+        for line in complete:
+            yield line + b"\n"
+
+
+def _handshake_answer(answers: _Answers, message: dict[str, Any]) -> None:
+    answers.write_now(json.dumps(message).encode("utf-8") + b"\n")
 
 
 def serve(adapter: Adapter, stdin: IO[bytes], stdout: IO[bytes]) -> int:
     """Answer the protocol on the given streams until ``stop`` or end of file."""
     implementation = adapter.start()
+    answers = _Answers(stdout)
+    try:
+        _serve(adapter, implementation, _lines(stdin, answers), answers)
+    finally:
+        answers.close()
+    adapter.stop()
+    return 0
+
+
+def _serve(
+    adapter: Adapter, implementation: Any, lines: Iterator[bytes], answers: _Answers
+) -> None:
     started = False
-    for line in stdin:
+    for line in lines:
         try:
-            request = json.loads(line)
+            request = _DECODER.decode(line.decode("utf-8", "surrogatepass"))
         except ValueError as exc:
-            _write(stdout, encode(crash("", f"request is not JSON: {exc}")))
+            answers.add(encode(crash("", f"request is not JSON: {exc}")))
             continue
         command = request.get("cmd") if isinstance(request, dict) else None
         if command == "stop":
@@ -82,7 +187,7 @@ def serve(adapter: Adapter, stdin: IO[bytes], stdout: IO[bytes]) -> int:
                     "message": f"this worker speaks protocol {PROTOCOL_VERSION} only",
                 }
                 _handshake_answer(
-                    stdout, {"ok": False, "error": error, "versions": [PROTOCOL_VERSION]}
+                    answers, {"ok": False, "error": error, "versions": [PROTOCOL_VERSION]}
                 )
                 continue
             started = True
@@ -92,19 +197,15 @@ def serve(adapter: Adapter, stdin: IO[bytes], stdout: IO[bytes]) -> int:
                 "language": implementation.language,
                 "domains": sorted(implementation.domains),
             }
-            _handshake_answer(stdout, {"ok": True, "implementation": info})
+            _handshake_answer(answers, {"ok": True, "implementation": info})
             continue
         if command != "run":
-            _write(
-                stdout, encode(crash(str(request.get("id", "")), f"unknown command {command!r}"))
-            )
+            answers.add(encode(crash(str(request.get("id", "")), f"unknown command {command!r}")))
             continue
         [response] = adapter.run(
             [{"id": request["id"], "domain": request["domain"], "input": request["input"]}]
         )
-        _write(stdout, encode(response))
-    adapter.stop()
-    return 0
+        answers.add(encode(response))
 
 
 def main(argv: list[str] | None = None) -> int:

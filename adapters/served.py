@@ -15,6 +15,7 @@ import os
 import sys
 
 from .protocol import Adapter
+from .serve import MAX_GROUP
 from .worker import WorkerAdapter
 
 IN_PROCESS_ENV = "HANZO_CONFORMANCE_IN_PROCESS"
@@ -30,7 +31,12 @@ _in_process = in_process
 
 def served(name: str, spec: str, *, timeout: float = 10.0) -> WorkerAdapter:
     """A worker platform ``name`` serving the in-process adapter ``spec`` (see adapters.serve)."""
-    return WorkerAdapter(name, [sys.executable, "-m", "adapters.serve", spec], timeout=timeout)
+    return WorkerAdapter(
+        name,
+        [sys.executable, "-m", "adapters.serve", spec],
+        timeout=timeout,
+        answers_in_groups=MAX_GROUP,
+    )
 
 
 def python(*, timeout: float = 10.0, in_process: bool = False) -> Adapter:

@@ -102,7 +102,11 @@ class _Worker:
             start_new_session=True,
         )
         self.pgid = self.proc.pid
-        self.lines: queue.Queue[bytes | None] = queue.Queue()
+        # The reader thread queues lists of lines (all those one read brought), so a
+        # worker that writes many answers at once costs one queue hand-over, not one
+        # per answer; ``_ready`` holds lines taken off the queue and not yet asked for.
+        self.lines: queue.Queue[list[bytes | None]] = queue.Queue()
+        self._ready: deque[bytes | None] = deque()
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._stderr_lock = threading.Lock()
@@ -117,13 +121,18 @@ class _Worker:
     def _read_stdout(self) -> None:
         stdout = self.proc.stdout
         assert stdout is not None
+        partial = b""
         try:
-            for line in stdout:
-                self.lines.put(line)
+            fd = stdout.fileno()
+            while chunk := os.read(fd, 1 << 16):
+                *complete, partial = (partial + chunk).split(b"\n")
+                if complete:
+                    self.lines.put([line + b"\n" for line in complete])
         except (OSError, ValueError):
             pass
         finally:
-            self.lines.put(_EOF)
+            # A last line without its newline is still a line (as file iteration has it).
+            self.lines.put([partial, _EOF] if partial else [_EOF])
             _close(stdout)  # only this thread reads it; closed here, nobody waits on it
 
     def _drain_stderr(self) -> None:
@@ -166,8 +175,7 @@ class _Worker:
 
         def write() -> None:
             try:
-                for line in lines:
-                    stdin.write(line)
+                stdin.write(b"".join(lines))  # one call: the thread holds the GIL less often
                 stdin.flush()
             except (OSError, ValueError):
                 pass  # the worker died or was killed; the reader reports it
@@ -199,14 +207,17 @@ class _Worker:
 
     def next_line(self, timeout: float) -> bytes | None:
         """The next stdout line; None at EOF; raises queue.Empty after ``timeout`` seconds."""
-        return self.lines.get(timeout=timeout)
+        if not self._ready:
+            self._ready.extend(self.lines.get(timeout=timeout))
+        return self._ready.popleft()
 
     def pending_lines(self) -> list[bytes | None]:
         """Whatever the reader has queued and nobody has read (without waiting)."""
-        found: list[bytes | None] = []
+        found: list[bytes | None] = list(self._ready)
+        self._ready.clear()
         with contextlib.suppress(queue.Empty):
             while True:
-                found.append(self.lines.get_nowait())
+                found.extend(self.lines.get_nowait())
         return found
 
     def alive(self) -> bool:
@@ -258,6 +269,16 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)  # one, not one per line
+
+
+def _decode(line: bytes) -> Any:
+    """A worker's line as JSON (as ``json.loads`` reads UTF-8 bytes); ValueError if it is not."""
+    if line.startswith(b"\xef\xbb\xbf"):  # json.loads's own handling of a BOM
+        return json.loads(line, parse_constant=_reject_constant)
+    return _DECODER.decode(line.decode("utf-8", "surrogatepass"))
+
+
 def _excerpt(line: bytes) -> str:
     text = line.decode("utf-8", errors="replace").rstrip("\r\n")
     return repr(text if len(text) <= _LINE_EXCERPT else text[:_LINE_EXCERPT] + "...")
@@ -266,10 +287,21 @@ def _excerpt(line: bytes) -> str:
 class _Failure:
     """The worker failed while case ``case_id`` was in flight: kill it; maybe blame the case."""
 
-    def __init__(self, message: str, detail_head: str = "", *, blame: bool = True) -> None:
+    def __init__(
+        self, message: str, detail_head: str = "", *, blame: bool = True, died: bool = False
+    ) -> None:
         self.message = message
         self.detail_head = detail_head
         self.blame = blame  # False: a platform-level problem, the case in flight is sent again
+        self.died = died  # the worker exited: a group of answers may have died with it
+
+
+class _Isolate:
+    """The worker died with answers unwritten: run the unanswered requests alone."""
+
+    def __init__(self, message: str, detail: str) -> None:
+        self.message = message
+        self.detail = detail
 
 
 class WorkerAdapter:
@@ -285,6 +317,14 @@ class WorkerAdapter:
     line out of sync) the platform is declared broken: ``broken`` holds the
     shared message every later case gets. ``problems`` lists platform-level
     protocol violations (stray or duplicate lines) as ``{kind, message, detail}``.
+
+    ``answers_in_groups`` (N > 0) says the worker may hold up to N answers
+    unwritten and write them together (``adapters/serve.py`` does), flushing them
+    before it waits for input and while a case runs long, so a hang still leaves
+    the hanging case first in line. When such a worker exits with several requests
+    unanswered, the case it was running is not known: the unanswered requests (at
+    most N + 1 of them) are run one at a time until one makes the worker exit
+    again; that one is blamed, with its stderr, and the rest go back to batches.
     """
 
     def __init__(
@@ -295,6 +335,7 @@ class WorkerAdapter:
         timeout: float = 10.0,
         start_timeout: float | None = None,
         broken_after: int = BROKEN_AFTER,
+        answers_in_groups: int = 0,
     ) -> None:
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout!r}")
@@ -303,6 +344,7 @@ class WorkerAdapter:
         self.timeout = float(timeout)
         self.start_timeout = float(start_timeout) if start_timeout else max(self.timeout, 10.0)
         self.broken_after = broken_after
+        self.answers_in_groups = answers_in_groups
         self.implementation: Implementation | None = None
         self.restarts = 0  # total restarts since start(), for reports and tests
         self.broken: str | None = None
@@ -439,8 +481,14 @@ class WorkerAdapter:
     ) -> None:
         """Append one response per request to ``responses``, in order."""
         failed_case: str | None = None
+        alone_until = 0  # requests before this index run one at a time (after a lost group)
+        lost: _Isolate | None = None
         while len(responses) < len(requests):
-            todo = requests[len(responses) :]
+            if lost is not None and len(responses) >= alone_until:
+                self._unexplained(lost)
+                lost = None
+            alone = lost is not None
+            todo = requests[len(responses) : len(responses) + 1 if alone else None]
             if self.broken is not None:
                 responses.extend(crash(r["id"], self.broken) for r in todo)
                 break
@@ -468,8 +516,21 @@ class WorkerAdapter:
                 if not first:
                     self.restarts += 1
             blamed = self._run_on_worker(todo, encoded, responses)
-            if blamed is not None:
+            if isinstance(blamed, _Isolate):
+                lost, alone_until = blamed, len(responses) + self.answers_in_groups + 1
+            elif blamed is not None:
                 failed_case = case_of(blamed)
+                lost = None  # found (or a new failure): back to batches
+        if lost is not None and self.broken is None:
+            self._unexplained(lost)
+
+    def _unexplained(self, lost: _Isolate) -> None:
+        """Every request a dead worker left unanswered ran alone, and none killed it."""
+        self._problem(
+            "lost-group",
+            f"{lost.message}; run alone, none of the unanswered cases did it again",
+            lost.detail,
+        )
 
     def _failed(self, message: str) -> None:
         self._consecutive_failures += 1
@@ -503,10 +564,11 @@ class WorkerAdapter:
 
     def _run_on_worker(
         self, requests: Sequence[Request], encoded: dict[str, bytes], responses: list[Response]
-    ) -> str | None:
+    ) -> str | _Isolate | None:
         """Append answers for a prefix of ``requests``: all of them, or up to the first failure.
 
-        Returns the id of the case blamed for a failure, if one was.
+        Returns the id of the case blamed for a failure, if one was, or ``_Isolate``
+        when a worker that answers in groups died with later requests unanswered.
 
         A failure (EOF, timeout, garbage, wrong id) kills the worker; the caller restarts
         it. The case in flight gets a crash response, unless the failure was a stray or
@@ -523,8 +585,13 @@ class WorkerAdapter:
             if isinstance(outcome, _Failure):
                 worker.kill()
                 self._worker = None
-                self._failed(outcome.message)
                 self._busy = False
+                if outcome.died and self.answers_in_groups and index < len(requests) - 1:
+                    # The answers for the case in flight and a few after it may have died
+                    # unwritten with the worker: which case killed it is not known yet (the
+                    # runs alone will tell, and count toward ``broken_after``).
+                    return _Isolate(outcome.message, self._detail(worker, outcome.detail_head))
+                self._failed(outcome.message)
                 if outcome.blame:
                     detail = self._detail(worker, outcome.detail_head)
                     responses.append(crash(case_id, outcome.message, detail))
@@ -549,9 +616,11 @@ class WorkerAdapter:
             return _Failure(message, "worker killed")
         if line is _EOF:
             code = worker.exit_code()
-            return _Failure(f"worker exited with code {code} while running case {case_id}")
+            return _Failure(
+                f"worker exited with code {code} while running case {case_id}", died=True
+            )
         try:
-            answer = json.loads(line, parse_constant=_reject_constant)
+            answer = _decode(line)
         except ValueError as exc:
             return _Failure(
                 f"worker wrote invalid JSON while running case {case_id}: {exc}: {_excerpt(line)}"

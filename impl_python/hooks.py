@@ -187,10 +187,13 @@ def _kill_group(pgid: int) -> None:
 
 
 def _unpassable(env: Mapping[str, str]) -> str | None:
-    for name, value in env.items():
-        if "\0" in value or len(name.encode()) + 1 + len(value.encode()) > MAX_ENV_ENTRY_BYTES:
-            return name
-    return None
+    """HOOK-7: of the variables that cannot be passed, the least name by code point."""
+    bad = (
+        name
+        for name, value in env.items()
+        if "\0" in value or len(name.encode()) + 1 + len(value.encode()) > MAX_ENV_ENTRY_BYTES
+    )
+    return min(bad, default=None)
 
 
 @dataclass(frozen=True)

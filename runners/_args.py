@@ -31,6 +31,14 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def positive_int(text: str) -> int:
+    """An integer >= 1 (pytest's ``--batch-cases``)."""
+    value = non_negative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {text!r}")
+    return value
+
+
 def worker_spec(text: str) -> str:
     """``NAME=COMMAND`` with a new platform name and a command that splits (shell-like)."""
     name, sep, command = text.partition("=")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
 import signal
 import sys
@@ -157,11 +158,29 @@ def _run_interruptibly(
     return in_matrix_order(outcomes, files, platforms), platforms, interrupted
 
 
+FREEZE_FROM = 10_000
+"""Cases from which a run keeps the collector off the loaded cases (a full collection
+first costs more than it saves on small runs)."""
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else None
     if output is not None:
         check_writable(output)  # before anything runs: a typo never costs a run
     all_files = _load(args)
+    if sum(len(vf.cases) for vf in all_files) < FREEZE_FROM:
+        return _run_loaded(args, output, all_files)
+    # The loaded cases live as long as the run: the collector need never scan them again
+    # (collected first, so no garbage is frozen with them; thawed when the run is done).
+    gc.collect()
+    gc.freeze()
+    try:
+        return _run_loaded(args, output, all_files)
+    finally:
+        gc.unfreeze()
+
+
+def _run_loaded(args: argparse.Namespace, output: Path | None, all_files: list[VectorFile]) -> int:
     ledgers = [load_ledger(Path(p)) for p in args.expectations]
     files = shard_files(all_files, args.shard) if args.shard else all_files
     chosen = factories(args.platform, args.worker, args.case_timeout, args.in_process)
@@ -371,7 +390,15 @@ def add_generate_parsers(sub: Any) -> None:
     )
     p.add_argument("--case-timeout", type=float, default=DEFAULT_CASE_TIMEOUT, metavar="SECONDS")
     p.add_argument("--max-examples", type=int, default=200, help="Hypothesis examples per search")
-    p.add_argument("--batch", type=int, default=64, help="inputs drawn per example")
+    p.add_argument("--batch", type=int, default=256, help="inputs drawn per example")
+    p.add_argument(
+        "--tmpdir",
+        default="auto",
+        metavar="DIR",
+        help="where platforms make case directories (trees, settings files, hook roots); "
+        "default auto: a private folder in /dev/shm when writable (memory: no disk "
+        "journal), else the system's; 'system' for the system's",
+    )
     p.add_argument("--seed", type=int, help="Hypothesis seed (default: random, printed)")
     p.add_argument("--report", action="store_true", help="print the clause coverage")
     p.add_argument("--no-properties", action="store_true", help="only the differential search")

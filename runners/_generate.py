@@ -11,9 +11,11 @@ reference.
 
 from __future__ import annotations
 
+import json
+import queue
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -25,6 +27,7 @@ from hypothesis.reporting import with_reporter
 
 import strategies
 from adapters.protocol import Request
+from adapters.worker import WorkerAdapter
 from strategies import Property
 
 from ._compare import diff, rules_for
@@ -33,10 +36,14 @@ from ._schemas import domain_schema
 
 REFERENCE = "python"
 
-VALIDATE_ALL, VALIDATE_EVERY = 2_000, 10
+VALIDATE_ALL, VALIDATE_EVERY = 50, 1_000
+MEMO_LIMIT = 100_000
+PIPELINE_CHUNK = 64
 
 # A platform's response, read as plain JSON (output, error or crash).
 Answer = dict[str, Any]
+# An input some platform got wrong: the input, the reference's answer, platform -> why.
+Failure = tuple[Any, Answer, dict[str, str]]
 
 
 @dataclass(frozen=True)
@@ -73,9 +80,10 @@ class Finding:
 class Stats:
     """What a search did: cases compared, examples drawn, clauses the passing inputs touched."""
 
-    cases: int = 0
+    cases: int = 0  # differential cases (property requests are not counted)
     examples: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # in the differential search
+    property_seconds: float = 0.0
     clause_hits: Counter[str] = field(default_factory=Counter)
 
     @property
@@ -85,6 +93,10 @@ class Stats:
 
 class _Found(Exception):
     """Raised inside the Hypothesis test so that Hypothesis shrinks the example."""
+
+
+def _sorted_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
 def _short(value: Any, limit: int = 160) -> str:
@@ -109,6 +121,56 @@ def _batches(draw: st.DrawFn, elements: st.SearchStrategy[Any], size: int) -> li
 def batches(elements: st.SearchStrategy[Any], size: int) -> st.SearchStrategy[list[Any]]:
     """Lists of up to ``size`` elements, most of them long, that shrink to one element."""
     return _batches(elements, size)
+
+
+# Hypothesis overruns an example whose choices exceed about 8 KB: one batch's records
+# stay below that, so domains with long records get fewer inputs per batch.
+MAX_BATCH_BYTES = 7_000
+GROUP_BYTES = 160
+
+
+@st.composite
+def _record_batches(
+    draw: st.DrawFn, record: int, decode: Callable[[bytes], Any], size: int
+) -> list[Any]:
+    # `count` records, drawn GROUP_BYTES at a time as byte strings (per-choice cost is
+    # what limits drawing; a long byte string is slow to shrink, a short one costs a
+    # choice per record), then a window of them is decoded. Drawing `skip` = 0 puts the
+    # window on the last record and `extra` = 0 makes it one record long, so the
+    # shrinker narrows the window to the record that fails (lowering `skip` moves its
+    # start right, which keeps a failing record inside until the start reaches it),
+    # then lowers that record's bytes (the others no longer matter: see Search.search).
+    # Three times in four `whole` is drawn nonzero: the batch is all `count` records.
+    count = max(1, min(size, MAX_BATCH_BYTES // record))
+    whole = draw(st.integers(0, 3))
+    skip = draw(st.integers(0, count - 1))
+    extra = draw(st.integers(0, count - 1))
+    start, stop = 0, count
+    if not whole:
+        start = count - 1 - skip
+        stop = min(count, start + 1 + extra)
+    group = max(1, GROUP_BYTES // record)
+    blobs: list[bytes] = []
+    while len(blobs) < stop:
+        n = min(group, stop - len(blobs))
+        blob = draw(st.binary(min_size=n * record, max_size=n * record))
+        blobs += [blob[i * record : (i + 1) * record] for i in range(n)]
+    return [decode(blob) for blob in blobs[start:stop]]
+
+
+def record_batches(
+    record: int, decode: Callable[[bytes], Any], size: int
+) -> st.SearchStrategy[list[Any]]:
+    """Batches of up to ``size`` inputs decoded from ``record``-byte records of one byte string."""
+    return _record_batches(record, decode, size)
+
+
+def input_batches(module: Any, size: int) -> st.SearchStrategy[list[Any]]:
+    """The domain's batches: from byte records when the module decodes them, else lists."""
+    decode = getattr(module, "decode", None)
+    if decode is not None:
+        return record_batches(module.RECORD, decode, size)
+    return batches(module.inputs(), size)
 
 
 def _settings(max_examples: int) -> settings:
@@ -161,7 +223,7 @@ class Search:
         self.output_schema = schema.output if schema else None
         self.stats = Stats()
         self._valid_outputs: set[str] = set()
-        self._validated = 0
+        self._seen_outputs = 0
         self._pool = ThreadPoolExecutor(max_workers=len(self.others) + 1)
 
     # -- running -----------------------------------------------------------------
@@ -184,18 +246,21 @@ class Search:
         return None
 
     def _reference_schema_problem(self, output: Any) -> str | None:
-        # Validating costs more than running the input on all three platforms. Every
-        # distinct reference output is validated until VALIDATE_ALL have been, then one
-        # in VALIDATE_EVERY: the reference breaking its own schema is not what the search
-        # is after (and a candidate's expectation is validated again when written).
+        # Validating costs more than running the input on all three platforms (a few
+        # milliseconds for a compaction result). The first VALIDATE_ALL distinct
+        # reference outputs are validated, then one output in VALIDATE_EVERY: the
+        # reference breaking its own schema is not what the search is after (the corpus
+        # checks that, and a candidate's expectation is validated when written).
+        self._seen_outputs += 1
+        if len(self._valid_outputs) >= VALIDATE_ALL:
+            if self._seen_outputs % VALIDATE_EVERY:
+                return None
+            return self._schema_problem(output)
         key = repr(output)
         if key in self._valid_outputs:
             return None
-        self._validated += 1
-        if self._validated > VALIDATE_ALL and self._validated % VALIDATE_EVERY:
-            return None
         problem = self._schema_problem(output)
-        if problem is None and len(self._valid_outputs) < 100_000:
+        if problem is None:
             self._valid_outputs.add(key)
         return problem
 
@@ -214,9 +279,10 @@ class Search:
         if "error" in actual:
             return f"error {actual['error'].get('code')!r} where the reference has an output"
         want, got = expected.get("output"), actual.get("output")
-        if repr(want) == repr(got):
+        if repr(want) == repr(got) or _sorted_json(want) == _sorted_json(got):
             # Same text, same JSON (True and 1 print differently): the common case, and
-            # repr runs in C. Schema validity is then the reference's.
+            # both run in C (the second for platforms that order keys differently).
+            # Schema validity is then the reference's.
             return None
         differences = diff(want, got, rules_for(self.rules, case_input))
         if not differences:
@@ -233,12 +299,63 @@ class Search:
 
     def disagreements(self, inputs: Sequence[Any]) -> tuple[list[Answer], list[dict[str, str]]]:
         """Reference responses, and per input the platforms that disagree (with why)."""
-        # Out-of-process platforms work while this process runs the others: each
-        # other platform's batch goes out on its own thread (one batch per adapter
-        # at a time, so no adapter is called concurrently with itself).
-        pending = {p.name: self._pool.submit(self._run, p, inputs) for p in self.others}
-        expected = self._run(self.reference, inputs)
-        answers = {name: future.result() for name, future in pending.items()}
+        expected: list[Answer] = []
+        verdicts: list[dict[str, str]] = []
+        for _, chunk_expected, chunk_verdicts in self.judged_chunks(inputs):
+            expected += chunk_expected
+            verdicts += chunk_verdicts
+        return expected, verdicts
+
+    def judged_chunks(
+        self, inputs: Sequence[Any]
+    ) -> Iterator[tuple[Sequence[Any], list[Answer], list[dict[str, str]]]]:
+        """Per chunk of PIPELINE_CHUNK inputs: the inputs, the reference's answers, verdicts.
+
+        Every platform runs the chunks in order on its own thread (one batch per adapter
+        at a time, so no adapter is called concurrently with itself), so this thread
+        judges a chunk while the platforms run the next: on two cores the harness's
+        comparison and clause attribution overlap the platforms' work. The caller may
+        stop early; the platforms' remaining chunks are still waited for.
+        """
+        chunks = [inputs[i : i + PIPELINE_CHUNK] for i in range(0, len(inputs), PIPELINE_CHUNK)]
+        platforms = [self.reference, *self.others]
+        # In-process platforms run here, chunk by chunk: on a thread they would only
+        # contend for the GIL with the judging.
+        threaded = [p for p in platforms if isinstance(p.adapter, WorkerAdapter)]
+        results: dict[str, queue.SimpleQueue[list[Answer] | BaseException]] = {
+            p.name: queue.SimpleQueue() for p in threaded
+        }
+
+        def feed(platform: StartedPlatform) -> None:
+            for chunk in chunks:
+                try:
+                    results[platform.name].put(self._run(platform, chunk))
+                except BaseException as e:  # passed on, so that the judging side never waits
+                    results[platform.name].put(e)
+                    return
+
+        def received(platform: StartedPlatform) -> list[Answer]:
+            answer = results[platform.name].get()
+            if isinstance(answer, BaseException):
+                raise answer
+            return answer
+
+        running = [self._pool.submit(feed, p) for p in threaded]
+        try:
+            for chunk in chunks:
+                answers = {
+                    p.name: received(p) if p.name in results else self._run(p, chunk)
+                    for p in platforms
+                }
+                expected = answers.pop(self.reference.name)
+                yield chunk, expected, self._verdicts(chunk, expected, answers)
+        finally:
+            for future in running:
+                future.result()
+
+    def _verdicts(
+        self, inputs: Sequence[Any], expected: list[Answer], answers: Mapping[str, list[Answer]]
+    ) -> list[dict[str, str]]:
         verdicts: list[dict[str, str]] = []
         for i, case_input in enumerate(inputs):
             reasons: dict[str, str] = {}
@@ -255,7 +372,7 @@ class Search:
                     if why:
                         reasons[name] = why
             verdicts.append(reasons)
-        return expected, verdicts
+        return verdicts
 
     # -- searching ---------------------------------------------------------------
 
@@ -265,27 +382,59 @@ class Search:
 
     def search(self, max_examples: int, seed: int, batch: int) -> Finding | None:
         """Look for an input a platform gets wrong; shrink it; None if none was found."""
-        seen: list[tuple[Any, Answer, dict[str, str]]] = []
+        seen: list[Failure] = []
         first_failure: list[int] = []
         started = time.perf_counter()
 
+        # Once something failed, Hypothesis shrinks: each try changes a little of the
+        # batch, so most of its inputs were judged before. Inputs are then remembered by
+        # their text and only new ones run (a batch with a known failing input fails
+        # at once), which keeps shrinking cheap where a case costs processes and trees.
+        failing: dict[str, Failure] = {}
+        passed: set[str] = set()
+
         def test(inputs: list[Any]) -> None:
             self.stats.examples += 1
-            expected, verdicts = self.disagreements(inputs)
-            self.stats.cases += len(inputs)
-            best = 0.0
-            for case_input, ref, reasons in zip(inputs, expected, verdicts, strict=True):
-                if reasons:
-                    seen.append((case_input, ref, reasons))
-                    if not first_failure:
-                        first_failure.append(self.stats.examples)
-                    raise _Found
-                touched = self.module.clauses(case_input, ref)
-                best = max(best, self._rarity(touched))
-                self.stats.clause_hits.update(touched)
-            hypothesis.target(best, label="rarely touched clauses")
+            failure = judge_new(inputs) if first_failure else judge(inputs)[0]
+            if failure is not None:
+                seen.append(failure)
+                if not first_failure:
+                    first_failure.append(self.stats.examples)
+                    failing[repr(failure[0])] = failure
+                raise _Found  # the one place: Hypothesis tells failures apart by where
 
-        strategy = batches(self.module.inputs(), batch)
+        def judge_new(inputs: list[Any]) -> Failure | None:
+            keys = [repr(case_input) for case_input in inputs]
+            for key in keys:
+                if key in failing:
+                    return failing[key]
+            fresh = [(k, i) for k, i in zip(keys, inputs, strict=True) if k not in passed]
+            if not fresh:
+                return None
+            failure, judged = judge([i for _, i in fresh])
+            if len(passed) > MEMO_LIMIT:
+                passed.clear()
+            passed.update(k for k, _ in fresh[:judged])
+            if failure is not None:
+                failing[fresh[judged][0]] = failure
+            return failure
+
+        def judge(inputs: list[Any]) -> tuple[Failure | None, int]:
+            """The first input some platform gets wrong, and how many passed before it."""
+            best, at = 0.0, 0
+            for chunk, expected, verdicts in self.judged_chunks(inputs):
+                self.stats.cases += len(chunk)
+                for case_input, ref, reasons in zip(chunk, expected, verdicts, strict=True):
+                    if reasons:
+                        return (case_input, ref, reasons), at
+                    touched = self.module.clauses(case_input, ref)
+                    best = max(best, self._rarity(touched))
+                    self.stats.clause_hits.update(touched)
+                    at += 1
+            hypothesis.target(best, label="rarely touched clauses")
+            return None, len(inputs)
+
+        strategy = input_batches(self.module, batch)
         found = _drive(strategy, test, max_examples, seed)
         self.stats.seconds += time.perf_counter() - started
         if not found:
@@ -311,30 +460,56 @@ class Search:
         first_failure: list[int] = []
         started = time.perf_counter()
 
+        # As in search(): once a probe failed, only probes not judged before run.
+        failing: dict[str, tuple[Any, dict[str, str]]] = {}
+        passed: set[str] = set()
+
         def test(probes: list[Any]) -> None:
             self.stats.examples += 1
+            if first_failure:
+                keys = [repr(probe) for probe in probes]
+                known = next((failing[k] for k in keys if k in failing), None)
+                fresh = [(k, p) for k, p in zip(keys, probes, strict=True) if k not in passed]
+                failure = known
+                if failure is None and fresh:
+                    failure = judge([p for _, p in fresh], [k for k, _ in fresh])
+            else:
+                failure = judge(probes, None)
+            if failure is not None:
+                seen.append(failure)
+                if not first_failure:
+                    first_failure.append(self.stats.examples)
+                raise _Found  # the one place: Hypothesis tells failures apart by where
+
+        def judge(probes: list[Any], keys: list[str] | None) -> tuple[Any, dict[str, str]] | None:
             plans = [prop.requests(probe) for probe in probes]
             flat = [case_input for plan in plans for case_input in plan]
             pending = {p.name: self._pool.submit(self._run, p, flat) for p in platforms}
             answers = {name: future.result() for name, future in pending.items()}
             at = 0
-            for probe, plan in zip(probes, plans, strict=True):
+            for i, (probe, plan) in enumerate(zip(probes, plans, strict=True)):
                 reasons = {}
                 for name, responses in answers.items():
                     why = prop.check(probe, responses[at : at + len(plan)])
                     if why:
                         reasons[name] = why
                 at += len(plan)
+                key = keys[i] if keys is not None else repr(probe)
                 if reasons:
-                    seen.append((probe, reasons))
-                    if not first_failure:
-                        first_failure.append(self.stats.examples)
-                    raise _Found
+                    failing[key] = (probe, reasons)
+                    return probe, reasons
+                if keys is not None and len(passed) < MEMO_LIMIT:
+                    passed.add(key)
             self.stats.clause_hits.update(prop.clauses * len(probes))
+            return None
 
-        strategy = batches(prop.probes, batch)
+        strategy = (
+            record_batches(prop.record, prop.decode, batch)
+            if prop.decode is not None
+            else batches(prop.probes, batch)
+        )
         found = _drive(strategy, test, max_examples, seed)
-        self.stats.seconds += time.perf_counter() - started
+        self.stats.property_seconds += time.perf_counter() - started
         if not found:
             return None
         probe, reasons = seen[-1]

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import random
 import re
-from collections.abc import Sequence
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +101,47 @@ def _candidate_clauses(search: Search, finding: Finding) -> set[str]:
     return clauses
 
 
+SHARED_MEMORY = Path("/dev/shm")
+
+
+@contextlib.contextmanager
+def case_tmpdir(choice: str = "auto") -> Iterator[str | None]:
+    """TMPDIR for this process and the platforms started inside: ``choice``, or "auto".
+
+    The OS domains make a directory per case (config-merge's three settings files,
+    sandbox trees, hook roots); on a disk filesystem creating and removing them costs
+    several times what the platforms compute (bench/README.md). "auto" uses a private
+    folder in /dev/shm (tmpfs: the same POSIX files, in memory) when it is writable;
+    the platforms take it from TMPDIR, which Python, Rust and Node all read.
+    """
+    if choice == "system":
+        yield None
+        return
+    parent = choice if choice != "auto" else str(SHARED_MEMORY)
+    if choice == "auto" and not (SHARED_MEMORY.is_dir() and os.access(SHARED_MEMORY, os.W_OK)):
+        yield None
+        return
+    folder = tempfile.mkdtemp(prefix="hanzo-generate-", dir=parent)
+    before = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = folder
+    tempfile.tempdir = None  # tempfile caches the directory it chose first
+    try:
+        yield folder
+    finally:
+        if before is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = before
+        tempfile.tempdir = None
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def generate(args: argparse.Namespace) -> int:
+    with case_tmpdir(getattr(args, "tmpdir", "auto")):
+        return _generate(args)
+
+
+def _generate(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.randrange(2**32)
     names = list(dict.fromkeys([REFERENCE, *args.platform])) if args.platform else None
     chosen = factories(names, args.worker, args.case_timeout, args.in_process)
@@ -134,6 +178,7 @@ def generate(args: argparse.Namespace) -> int:
             print(
                 f"  {stats.cases} generated cases in {stats.seconds:.2f} s "
                 f"({stats.cases_per_second:,.0f}/s), {stats.examples} examples"
+                + (f"; properties {stats.property_seconds:.2f} s" if stats.property_seconds else "")
             )
             for finding in findings:
                 print("\n".join(_describe_finding(finding)))
@@ -159,4 +204,4 @@ def generate(args: argparse.Namespace) -> int:
         stop_all(platforms)
 
 
-__all__: list[Any] = ["contract_clauses", "coverage_lines", "generate", "run_domain"]
+__all__: list[Any] = ["case_tmpdir", "contract_clauses", "coverage_lines", "generate", "run_domain"]

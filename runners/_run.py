@@ -137,7 +137,11 @@ def run_cases(
             if problem is None:
                 batch.append(request)
                 pending.append((request["id"], judgement, variant, None))
-                size += len(json.dumps(case_input, ensure_ascii=False, default=repr))
+                size += (
+                    case.input_size
+                    if variant is None
+                    else len(json.dumps(case_input, ensure_ascii=False, default=repr))
+                )
             else:
                 message = f"not sent: the input does not match $defs.input at {problem}"
                 pending.append((request["id"], judgement, variant, crash(request["id"], message)))

@@ -1,4 +1,15 @@
-"""The JSON Schemas in schemas/: the vector-file shape and one schema per domain."""
+"""The JSON Schemas in schemas/: the vector-file shape and one schema per domain.
+
+Each schema is checked by a :class:`Checker`: a compiled validator (jsonschema-rs)
+answers "valid?" in about a microsecond, and the ``jsonschema`` validator, which
+stays the authority, is asked only when the compiled one says no: it decides, and
+its messages are the ones reported. So a verdict is always jsonschema's whenever
+a value is invalid, and valid values (nearly every one) cost almost nothing.
+The compiled validator is only trusted for "valid": jsonschema-rs's regular
+expressions are ECMA-262 (``$`` does not match before a final newline, as
+Python's does), stricter, never looser, on the patterns in schemas/
+(``tests/test_schema_checker.py`` checks both agree on every vector).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
+import jsonschema_rs
+from jsonschema import Draft202012Validator, ValidationError
 
 from ._pointer import format_pointer
 from ._resources import project_dir
@@ -38,14 +50,52 @@ def extra_dirs() -> list[Path]:
     return list(_extra_dirs)
 
 
+class Checker:
+    """One schema: a compiled validator for the verdict, jsonschema for the errors.
+
+    Quacks like the ``Draft202012Validator`` it wraps (``iter_errors``, ``is_valid``,
+    ``validate``, ``schema``), so callers need not know which answered.
+    """
+
+    def __init__(self, schema: Any) -> None:
+        self.schema = schema
+        self.reference = Draft202012Validator(schema)
+        self._compiled: Any = None
+        try:
+            self._compiled = jsonschema_rs.Draft202012Validator(schema)
+        except Exception:  # a schema it cannot compile: jsonschema answers everything
+            self._compiled = None
+
+    def fast_valid(self, instance: Any) -> bool:
+        """True when the compiled validator accepts ``instance`` (then jsonschema would too)."""
+        if self._compiled is None:
+            return False
+        try:
+            return bool(self._compiled.is_valid(instance))
+        except Exception:  # e.g. a value with no JSON form (a lone surrogate, a NaN)
+            return False
+
+    def is_valid(self, instance: Any) -> bool:
+        return self.fast_valid(instance) or self.reference.is_valid(instance)
+
+    def iter_errors(self, instance: Any) -> Iterator[ValidationError]:
+        if self.fast_valid(instance):
+            return iter(())
+        return self.reference.iter_errors(instance)
+
+    def validate(self, instance: Any) -> None:
+        if not self.fast_valid(instance):
+            self.reference.validate(instance)
+
+
 @dataclass(frozen=True)
 class DomainSchema:
     """Validators for one domain's input, output and error codes."""
 
     domain: str
-    input: Draft202012Validator
-    output: Draft202012Validator
-    error_code: Draft202012Validator
+    input: Checker
+    output: Checker
+    error_code: Checker
 
 
 def _load(path: Path) -> Any:
@@ -54,26 +104,34 @@ def _load(path: Path) -> Any:
 
 
 @functools.cache
-def vector_file_validator() -> Draft202012Validator:
+def vector_file_validator() -> Checker:
     schema = _load(SCHEMAS_DIR / "vector-file.schema.json")
     Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
+    return Checker(schema)
 
 
 @functools.cache
-def results_validator() -> Draft202012Validator:
+def results_validator() -> Checker:
     schema = _load(SCHEMAS_DIR / "results.schema.json")
     Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
+    return Checker(schema)
 
 
 def domain_schema(domain: str) -> DomainSchema | None:
     """The first ``<domain>.schema.json`` in the extra folders, then in SCHEMAS_DIR."""
+    key = (domain, *_extra_dirs)
+    found = _found.get(key)
+    if found is not None:  # judging asks once per case: no file system look-up each time
+        return found
     for folder in (*_extra_dirs, SCHEMAS_DIR):
         path = folder / f"{domain}.schema.json"
         if path.is_file():
-            return _domain_schema_at(path, domain)
-    return None
+            found = _found[key] = _domain_schema_at(path, domain)
+            return found
+    return None  # not remembered: the file may be written later
+
+
+_found: dict[tuple[Any, ...], DomainSchema] = {}
 
 
 @functools.cache
@@ -82,9 +140,9 @@ def _domain_schema_at(path: Path, domain: str) -> DomainSchema:
     Draft202012Validator.check_schema(schema)
     defs = schema.get("$defs", {})
 
-    def part(name: str) -> Draft202012Validator:
+    def part(name: str) -> Checker:
         # Validate against one $def while keeping every other $def resolvable.
-        return Draft202012Validator({"$defs": defs, "$ref": f"#/$defs/{name}"})
+        return Checker({"$defs": defs, "$ref": f"#/$defs/{name}"})
 
     return DomainSchema(domain, part("input"), part("output"), part("error_code"))
 
@@ -98,7 +156,7 @@ def input_problem(domain: str, case_input: Any) -> str | None:
     schema = domain_schema(domain)
     if schema is None:
         return f"no schema for domain {domain!r}"
-    error = next(iter(schema.input.iter_errors(case_input)), None)
+    error = next(schema.input.iter_errors(case_input), None)
     if error is None:
         return None
     return f"{pointer(error.absolute_path) or '(root)'}: {error.message}"

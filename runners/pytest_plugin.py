@@ -12,6 +12,10 @@ folder of any other project is left alone. Test ids read
 markers ``platform_<platform>`` and ``domain_<domain>`` (select with ``-m``: unlike a
 ``-k`` substring, ``-m platform_js`` cannot match ``.json``) and its case's tags as
 ``-k`` keywords.
+
+Each item reports its own outcome, but items run in batches: the first item of a
+(vector file, platform) to run also runs the next selected items of that pair this
+process will run (``--batch-cases``, see runners/_pytest_batches.py).
 """
 
 from __future__ import annotations
@@ -31,8 +35,9 @@ from . import _args, _expectations
 from ._gate import in_shard
 from ._outcomes import Outcome
 from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, stop_all
+from ._pytest_batches import BATCH_CASES, Batcher
 from ._report import render_problem
-from ._run import StartedPlatform, run_cases, start_platform
+from ._run import StartedPlatform, start_platform
 from ._schemas import extra_schema_dirs
 from ._vectors import CANDIDATES_DIR, Case, VectorFile, load_vector_file
 from .exceptions import VectorFileError
@@ -44,6 +49,7 @@ _POOL = pytest.StashKey["PlatformPool"]()
 _CASE_OWNERS = pytest.StashKey[dict[tuple[str, str], Path]]()
 VECTORS_INI = "hanzo_conformance_vectors"
 _CLEANUP = pytest.StashKey[contextlib.ExitStack]()
+_BATCHER = pytest.StashKey[Batcher]()
 
 
 class PlatformPool:
@@ -119,6 +125,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="SECONDS",
         help="per-case timeout, every platform but --in-process ones",
     )
+    group.addoption(
+        "--batch-cases",
+        default=BATCH_CASES,
+        dest="hc_batch_cases",
+        metavar="N",
+        help=f"run at most N items of a vector file on a platform together (default {BATCH_CASES}; "
+        "1: each item alone, its time its own)",
+    )
     _in_process_option(group)
     _expectation_options(parser)
 
@@ -162,6 +176,10 @@ def _option_problem(config: pytest.Config) -> str | None:
             _args.shard(opt.hc_shard)
         except argparse.ArgumentTypeError as e:
             return f"argument --shard: {e}"
+    try:
+        opt.hc_batch_cases = _args.positive_int(str(opt.hc_batch_cases))
+    except argparse.ArgumentTypeError as e:
+        return f"argument --batch-cases: {e}"
     seen = set()
     for spec in opt.hc_workers:
         try:
@@ -222,6 +240,20 @@ def pytest_configure(config: pytest.Config) -> None:
     # --vectors paths are collected like paths given on the command line.
     config.args.extend(str(Path(p)) for p in config.option.hc_vectors)
     _expectations.configure(config)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[_BATCHER] = Batcher(session, session.config.option.hc_batch_cases)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    # A signal during a batch: the items whose cases had finished report (as they would
+    # have without batching), then the session stops.
+    yield
+    batcher = item.config.stash.get(_BATCHER, None)
+    if batcher is not None:
+        batcher.after(nextitem)
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
@@ -365,8 +397,10 @@ class CaseItem(pytest.Item):
         self.add_marker(domain_marker(case.domain))
 
     def runtest(self) -> None:
-        platform = self.config.stash[_POOL].get(self.platform)
-        outcome = run_cases(platform, self.vector_file, [self.case])[0]
+        # The first item of a (file, platform) to run runs the next ones too (_pytest_batches).
+        outcome, ran = self.config.stash[_BATCHER].outcome(self, self.config.stash[_POOL].get)
+        if ran > 1:
+            self.user_properties.append(("batch_cases", ran))  # its time is the batch's
         expected = _expectations.judge(self.config, outcome, self.case)
         if expected is not None:
             self.user_properties.append(("status", "xfail"))

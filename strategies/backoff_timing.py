@@ -8,57 +8,78 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from . import Property, Response, described
+from . import Property, Response, described, records
 
 MAX_SAFE = 2**53 - 1
 EDGE_MS = (0, 1, 2, 3, 100, 1000, 2**31 - 1, 2**31, 2**32, 2**52, MAX_SAFE)
-PARAM = st.one_of(st.sampled_from(EDGE_MS), st.integers(0, MAX_SAFE), st.integers(-3, 0))
-# Attempts cluster where implementations break: around 2^53 and 2^64 of the base.
-ATTEMPTS = st.one_of(st.integers(0, 8), st.integers(50, 70), st.integers(0, 100))
-SAMPLE = st.one_of(
-    st.sampled_from((0.0, 0.5, 0.9999999999999999, 1e-300)),
-    st.floats(0, 1, exclude_max=True),
-)
 
 
-def _steps(raw: bytes) -> list[str]:
-    return ["reset" if b % 4 == 3 else "next" for b in raw]
+# One input as bytes, each field at a fixed offset (shrinking one leaves the others):
+# base_ms and max_ms (8 each), jitter, form (attempts or steps), attempts, step count,
+# the steps (2 bits each), the samples edit and its bad sample, a pool of 2-byte samples.
+STEP_BYTES, SAMPLE_POOL = 20, 16
+RECORD = 8 + 8 + 4 + STEP_BYTES + 2 + 2 * SAMPLE_POOL
+_JITTERS = ("none", "none", "full", "Full")
+_EDITS = ("keep", "keep", "keep", "short", "bad")
+_BAD_SAMPLES = (1.0, -0.0, -1e-9, 2.0)
+_EDGE_SAMPLES = (0.0, 0.5, 0.9999999999999999, 1e-300)
 
 
-# Steps as one byte string (one Hypothesis choice; see strategies.joined): about
-# one reset in four; a zero byte, where shrinking goes, is "next".
-STEPS = st.binary(max_size=80).map(_steps)
+def _param(raw: bytes) -> int:
+    """An edge value, any safe integer, a small one, or -3..0 (rejected: BACKOFF-1)."""
+    kind = raw[0] % 4
+    if kind == 0:
+        return EDGE_MS[raw[1] % len(EDGE_MS)]
+    if kind == 1:
+        return int.from_bytes(raw[1:], "big") % (MAX_SAFE + 1)
+    if kind == 2:
+        return int.from_bytes(raw[1:3], "big")
+    return -(raw[1] % 4)
 
 
-# Built once: strategies built inside a draw cost more than the drawing itself.
-_JITTER = st.sampled_from(("none", "none", "full", "Full"))
-_BOOL = st.booleans()
-_EDIT = st.sampled_from(("keep", "keep", "keep", "short", "bad"))
-_BAD_SAMPLE = st.sampled_from((1.0, -0.0, -1e-9, 2.0))
+def _attempts(b: int) -> int:
+    # 0..100 (identity, so shrinking lowers it), and 50..70 more often: attempts
+    # cluster where implementations break, around 2^53 and 2^64 of the base.
+    return b if b <= 100 else 50 + (b - 101) % 21
 
 
-@st.composite
-def inputs(draw: st.DrawFn) -> dict[str, Any]:
-    case: dict[str, Any] = {"base_ms": draw(PARAM), "max_ms": draw(PARAM)}
-    case["jitter"] = draw(_JITTER)
-    if draw(_BOOL):
-        case["attempts"] = draw(ATTEMPTS)
-        nexts = case["attempts"]
+def _sample(hi: int, lo: int) -> float:
+    return _EDGE_SAMPLES[lo % 4] if hi < 64 else (hi << 8 | lo) / 65536
+
+
+def decode(record: bytes) -> dict[str, Any]:
+    case: dict[str, Any] = {
+        "base_ms": _param(record[0:8]),
+        "max_ms": _param(record[8:16]),
+        "jitter": _JITTERS[record[16] % 4],
+    }
+    if record[17] % 2 == 0:
+        nexts = case["attempts"] = _attempts(record[18])
     else:
-        steps = draw(STEPS)
+        count = record[19] % 81
+        packed = record[20 : 20 + STEP_BYTES]
+        steps = [
+            "reset" if packed[i >> 2] >> (2 * (i & 3)) & 3 == 3 else "next" for i in range(count)
+        ]
         case["steps"] = steps
         nexts = steps.count("next")
     if case["jitter"] != "none":
         # Recorded samples keep the output deterministic, so platforms can be compared;
         # sometimes one short (samples_exhausted) or one out of range (invalid_sample).
-        samples = draw(st.lists(SAMPLE, min_size=nexts, max_size=nexts))
-        edit = draw(_EDIT)
+        at = 22 + STEP_BYTES
+        pool = [_sample(record[at + 2 * i], record[at + 2 * i + 1]) for i in range(SAMPLE_POOL)]
+        samples = [pool[i % SAMPLE_POOL] for i in range(nexts)]
+        edit = _EDITS[record[20 + STEP_BYTES] % len(_EDITS)]
         if edit == "short" and samples:
             samples.pop()
         elif edit == "bad":
-            samples.append(draw(_BAD_SAMPLE))
+            samples.append(_BAD_SAMPLES[record[21 + STEP_BYTES] % 4])
         case["samples"] = samples
     return case
+
+
+def inputs() -> st.SearchStrategy[dict[str, Any]]:
+    return records(RECORD, decode)
 
 
 def clauses(case_input: Any, response: Response) -> set[str]:
@@ -75,17 +96,28 @@ def clauses(case_input: Any, response: Response) -> set[str]:
     return found
 
 
-@st.composite
-def _schedule(draw: st.DrawFn) -> dict[str, Any]:
-    cap = draw(st.one_of(st.sampled_from(EDGE_MS[1:]), st.integers(1, MAX_SAFE)))
-    base = draw(st.one_of(st.integers(1, cap), st.sampled_from(EDGE_MS[1:])))
-    steps = draw(
-        st.one_of(
-            STEPS,
-            ATTEMPTS.map(lambda n: ["next"] * n),  # long runs without a reset
-        )
-    )
+def _positive(raw: bytes) -> int:
+    """Like _param, but at least 1 (a cap or base the property can check against)."""
+    return max(1, _param(raw))
+
+
+def _decode_schedule(record: bytes) -> dict[str, Any]:
+    cap = _positive(record[0:8])
+    base = _positive(record[8:16])
+    if record[16] & 1:
+        base = min(base, cap)  # usually a base below the cap
+    if record[17] % 2 == 0:
+        steps = ["next"] * _attempts(record[18])  # long runs without a reset
+    else:
+        count = record[19] % 81
+        packed = record[20 : 20 + STEP_BYTES]
+        steps = [
+            "reset" if packed[i >> 2] >> (2 * (i & 3)) & 3 == 3 else "next" for i in range(count)
+        ]
     return {"base_ms": base, "max_ms": cap, "steps": steps}
+
+
+SCHEDULE_RECORD = 20 + STEP_BYTES
 
 
 def _schedules(probe: dict[str, Any]) -> list[Any]:
@@ -122,9 +154,11 @@ PROPERTIES = (
     Property(
         name="delays-within-caps-and-caps-never-shrink",
         clauses=("BACKOFF-2", "BACKOFF-3", "BACKOFF-5"),
-        probes=_schedule(),
+        probes=records(SCHEDULE_RECORD, _decode_schedule),
         requests=_schedules,
         check=_within_caps,
         candidate=lambda probe: {**probe, "jitter": "none"},
+        record=SCHEDULE_RECORD,
+        decode=_decode_schedule,
     ),
 )

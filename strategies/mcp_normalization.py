@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from . import Response, joined
+from . import Response, joined, records
 
 PIECES = (
     "",
@@ -37,13 +37,24 @@ def part() -> st.SearchStrategy[str]:
     return joined(PIECES, 5)
 
 
+PREFIXES = ("mcp__", "mcp_", "MCP__", "mcp__mcp__", "")
+# The operation (and parse's prefix), then two parts of 5 pieces each.
+RECORD = 1 + 5 + 5
+
+
+def _part(raw: bytes) -> str:
+    return "".join([PIECES[b % len(PIECES)] for b in raw])
+
+
+def decode(record: bytes) -> dict[str, Any]:
+    if record[0] & 1:
+        prefix = PREFIXES[(record[0] >> 1) % len(PREFIXES)]
+        return {"op": "parse", "name": prefix + _part(record[1:6])}
+    return {"op": "normalize", "server": _part(record[1:6]), "tool": _part(record[6:11])}
+
+
 def inputs() -> st.SearchStrategy[dict[str, Any]]:
-    normalize = st.fixed_dictionaries(
-        {"op": st.just("normalize"), "server": part(), "tool": part()}
-    )
-    prefix = st.sampled_from(("mcp__", "mcp_", "MCP__", "mcp__mcp__", ""))
-    parse = st.builds(lambda p, rest: {"op": "parse", "name": p + rest}, prefix, part())
-    return st.one_of(normalize, parse)
+    return records(RECORD, decode)
 
 
 def clauses(case_input: Any, response: Response) -> set[str]:

@@ -11,23 +11,30 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from . import Property, Response, described
+from . import Property, Response, described, records
 
 UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
 NEAR_MISSES = "+/= %\x00\t\u00e9\U0001f600\u0661"
-LENGTHS = st.one_of(st.sampled_from((0, 1, 42, 43, 44, 127, 128, 129)), st.integers(0, 140))
 
 
-@st.composite
-def inputs(draw: st.DrawFn) -> dict[str, Any]:
-    size = draw(LENGTHS)
-    # One byte string for the characters (cheap to draw, see strategies.joined), and
-    # now and then one character swapped for a near miss.
-    raw = draw(st.binary(min_size=size + 2, max_size=size + 2))
-    chars = [UNRESERVED[b % len(UNRESERVED)] for b in raw[2:]]
-    if chars and raw[0] % 4 == 0:
-        chars[raw[1] % len(chars)] = NEAR_MISSES[raw[0] // 4 % len(NEAR_MISSES)]
+# The length, a near miss (which and where), then one byte per character (lengths
+# past VERIFIER_BYTES reuse the bytes from the start).
+VERIFIER_BYTES = 43
+RECORD = 3 + VERIFIER_BYTES
+_LENGTHS = (0, 1, 42, 43, 44, 127, 128, 129)
+
+
+def decode(record: bytes) -> dict[str, Any]:
+    size = record[0] % 141 if record[0] & 0x80 else _LENGTHS[record[0] % len(_LENGTHS)]
+    raw = record[3:]
+    chars = [UNRESERVED[raw[i % VERIFIER_BYTES] % len(UNRESERVED)] for i in range(size)]
+    if chars and record[1] % 4 == 3:
+        chars[record[2] % len(chars)] = NEAR_MISSES[record[1] // 4 % len(NEAR_MISSES)]
     return {"verifier": "".join(chars)}
+
+
+def inputs() -> st.SearchStrategy[dict[str, Any]]:
+    return records(RECORD, decode)
 
 
 def clauses(case_input: Any, response: Response) -> set[str]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from . import Property, Response, body, described, joined
+from . import Property, Response, body, described, joined, records
 
 # `*` and `?` are listed several times: most patterns should have a wildcard.
 PATTERN_PIECES = (
@@ -46,6 +46,7 @@ PATTERN_PIECES = (
     "[\U0001f600]",
     "[\U0001f600-\U0001f64f]",
 )
+GLOB_PIECES = tuple(p for p in PATTERN_PIECES if "[" not in p)
 NAME_PIECES = (
     "",
     "a",
@@ -85,10 +86,12 @@ REASONS = (None, "absent", None, "", "no", "r\u00e9ason")
 
 
 def _rule(raw: bytes, valid_only: bool) -> dict[str, Any]:
-    # One byte string per rule: 4 pattern pieces, the mode, the reason.
+    # One byte string per rule: 4 pattern pieces, the mode (its high bit: bracket sets
+    # allowed; else `*` and `?` alone, which a set in any rule would hide), the reason.
     modes = MODES if valid_only else MODE_CHOICES
+    pieces = PATTERN_PIECES if raw[4] & 0x80 else GLOB_PIECES
     found: dict[str, Any] = {
-        "tool_pattern": "".join(PATTERN_PIECES[x % len(PATTERN_PIECES)] for x in raw[:4]),
+        "tool_pattern": "".join([pieces[x % len(pieces)] for x in raw[:4]]),
         "mode": modes[raw[4] % len(modes)],
     }
     reason = REASONS[raw[5] % len(REASONS)]
@@ -109,23 +112,24 @@ def instance(pattern: str, raw: bytes) -> str:
 
     Random names almost never match a random pattern; names made from the patterns
     reach the matcher's interesting paths (a `?` against an astral character, say).
+    Every `*` gets the same fill, every `?` and every set its own, from raw[0:3]: so
+    dropping part of the pattern (shrinking) leaves the other fills as they were.
     """
-    choices = iter(raw)
+    star, single, member = (raw + bytes(3))[:3]
     out, i = [], 0
     while i < len(pattern):
         c = pattern[i]
-        pick = next(choices, 0)
         if c == "*":
-            out.append(NAME_PIECES[pick % len(NAME_PIECES)])
+            out.append(NAME_PIECES[star % len(NAME_PIECES)])
         elif c == "?":
-            out.append(SINGLE[pick % len(SINGLE)])
+            out.append(SINGLE[single % len(SINGLE)])
         elif c == "[":
             close = pattern.find("]", i + 2)
             if close < 0:
                 out.append(c)
             else:
                 members = pattern[i + 1 : close].lstrip("!^") or "a"
-                out.append(members[pick % len(members)])
+                out.append(members[member % len(members)])
                 i = close
         else:
             out.append(c)
@@ -134,22 +138,31 @@ def instance(pattern: str, raw: bytes) -> str:
 
 
 # Built once: strategies built inside a draw cost more than the drawing itself.
-_RULES = st.lists(rule(), max_size=4)
 _VALID_RULES = st.lists(rule(valid_only=True), min_size=1, max_size=5)
-_FOUR = st.binary(min_size=4, max_size=4)
 _NAME = tool_name()
 _VALID_RULE = rule(valid_only=True)
 
 
-@st.composite
-def inputs(draw: st.DrawFn) -> dict[str, Any]:
-    rules = draw(_RULES)
-    raw = draw(_FOUR)
-    if rules and raw[0] & 1:
+# Mostly one or two rules: with more, some pattern nearly always has a bracket set.
+RULE_COUNTS = (0, 1, 1, 1, 1, 2, 2, 3, 4)
+# The rule count, four 6-byte rules (the first `count` used), the name's 5 bytes.
+RECORD = 1 + 4 * 6 + 5
+
+
+def decode(record: bytes) -> dict[str, Any]:
+    count = RULE_COUNTS[record[0] % len(RULE_COUNTS)]
+    rules = [_rule(record[1 + 6 * i : 7 + 6 * i], False) for i in range(count)]
+    raw = record[25:30]
+    if rules and raw[0] % 4:
+        # Mostly a name made from one of the patterns (see instance()).
         name = instance(rules[raw[0] % len(rules)]["tool_pattern"], raw[1:])
     else:
-        name = draw(_NAME)
+        name = "".join([NAME_PIECES[x % len(NAME_PIECES)] for x in raw[1:]])
     return {"rules": rules, "tool_name": name}
+
+
+def inputs() -> st.SearchStrategy[dict[str, Any]]:
+    return records(RECORD, decode)
 
 
 def clauses(case_input: Any, response: Response) -> set[str]:
@@ -187,6 +200,18 @@ def _insertion(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     return base, draw(_VALID_RULE)
 
 
+# The rule count, five valid 6-byte rules (the first 1 + count used), the name's 4
+# bytes, the inserted rule.
+INSERTION_RECORD = 1 + 5 * 6 + 4 + 6
+
+
+def _decode_insertion(record: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
+    count = 1 + record[0] % 5
+    rules = [_rule(record[1 + 6 * i : 7 + 6 * i], True) for i in range(count)]
+    name = "".join([NAME_PIECES[x % len(NAME_PIECES)] for x in record[31:35]])
+    return {"rules": rules, "tool_name": name}, _rule(record[35:41], True)
+
+
 def _with_rule_at(probe: tuple[dict[str, Any], dict[str, Any]], at: int) -> dict[str, Any]:
     base, extra = probe
     rules = list(base["rules"])
@@ -219,5 +244,7 @@ PROPERTIES = (
         probes=_insertion(),
         requests=_insertions,
         check=_unchanged_after_first_match,
+        record=INSERTION_RECORD,
+        decode=_decode_insertion,
     ),
 )

@@ -8,47 +8,46 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from . import Response
+from . import Reader, Response, records
 
 MAX_SAFE = 2**53 - 1
-TOKENS = st.one_of(st.sampled_from((0, 1, 5, 10, 100)), st.integers(0, 200))
+_TOKENS = (0, 1, 5, 10, 100)
+_FLAWS = ("role", "orphan", "summary", "huge", "negative")
+_SUMMARY = (16, 0)
+_COMPACTED = (0, 1, 3, -1)
+MAX_TURNS = 7
 
 
-# Built once: strategies built inside a draw cost more than the drawing itself.
-_BOOL = st.booleans()
-_TURNS, _CALLS, _RESERVE = st.integers(0, 7), st.integers(0, 2), st.integers(-1, 4)
-_ONE_IN_5, _ONE_IN_6 = st.integers(0, 4), st.integers(0, 5)
-_FLAW = st.sampled_from(("role", "orphan", "summary", "huge", "negative"))
-_SUMMARY = st.one_of(st.sampled_from((0, 16)), TOKENS)
-_COMPACTED = st.sampled_from((0, 1, 3, -1))
+def _tokens(r: Reader) -> int:
+    b = r.byte()
+    return _TOKENS[b % 5] if b < 40 else b % 201
 
 
-@st.composite
-def history(draw: st.DrawFn) -> list[dict[str, Any]]:
+def _history(r: Reader) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
-    if draw(_BOOL):
-        messages.append({"role": "system", "content": "sys", "token_count": draw(TOKENS)})
+    if r.chance(2):
+        messages.append({"role": "system", "content": "sys", "token_count": _tokens(r)})
     calls = 0
-    for _ in range(draw(_TURNS)):
-        messages.append({"role": "user", "content": "q", "token_count": draw(TOKENS)})
-        n_calls = draw(_CALLS)
+    for _ in range(r.byte() % (MAX_TURNS + 1)):
+        messages.append({"role": "user", "content": "q", "token_count": _tokens(r)})
+        n_calls = r.byte() % 3
         ids = [f"c{calls + i}" for i in range(n_calls)]
         calls += n_calls
-        reply: dict[str, Any] = {"role": "assistant", "content": "a", "token_count": draw(TOKENS)}
-        if len(ids) > 0 or draw(_BOOL):  # an empty tool_calls list now and then
+        reply: dict[str, Any] = {"role": "assistant", "content": "a", "token_count": _tokens(r)}
+        if ids or r.chance(2):  # an empty tool_calls list now and then
             reply["tool_calls"] = [{"id": call, "name": "fs.read"} for call in ids]
         messages.append(reply)
         for call in ids:
             messages.append(
-                {"role": "tool", "content": "r", "token_count": draw(TOKENS), "tool_call_id": call}
+                {"role": "tool", "content": "r", "token_count": _tokens(r), "tool_call_id": call}
             )
-            if draw(_ONE_IN_6) == 0:
+            if r.chance(6):
                 messages.append({"role": "assistant", "content": "a2", "token_count": 1})
     # Sometimes break it (COMP-4): a bad role, an orphan result, a summary flag, huge count.
-    if messages and draw(_ONE_IN_5) == 0:
-        i = draw(st.integers(0, len(messages) - 1))
+    if messages and r.chance(5):
+        i = r.byte() % len(messages)
         broken = dict(messages[i])
-        flaw = draw(_FLAW)
+        flaw = r.pick(_FLAWS)
         if flaw == "role":
             broken["role"] = "developer"
         elif flaw == "orphan":
@@ -63,23 +62,50 @@ def history(draw: st.DrawFn) -> list[dict[str, Any]]:
     return messages
 
 
-@st.composite
-def inputs(draw: st.DrawFn) -> dict[str, Any]:
-    messages = draw(history())
+# The options first (fixed offsets), then the history, read as far as it goes: the
+# longest (system, 7 turns of 2 calls and a follow-up each, a flaw) reads 62 bytes.
+RECORD = 8 + 62
+
+
+def decode(record: bytes) -> dict[str, Any]:
+    r = Reader(record)
+    budget, summary, compacted, reserve, flags = r.take(5)
+    tail = Reader(record[8:])
+    messages = _history(tail)
     total = sum(m["token_count"] for m in messages)
     # Budgets around the trigger (total > 0.9 x max) and around the total itself.
     near = [total * 10 // 9 + d for d in (-1, 0, 1)] + [total + d for d in (-1, 0, 1)]
-    near = [m for m in near if 0 <= m <= MAX_SAFE]
-    max_tokens = draw(st.one_of(st.sampled_from(near or [0]), st.none(), TOKENS))
-    case = {
+    near = [m for m in near if 0 <= m <= MAX_SAFE] or [0]
+    kind = budget % 4
+    max_tokens = (
+        near[budget // 4 % len(near)]
+        if kind < 2
+        else None
+        if kind == 2
+        else _TOKENS[budget // 4 % 5]
+        if budget < 128
+        else budget % 201
+    )
+    case: dict[str, Any] = {
         "messages": messages,
         "max_tokens": max_tokens,
-        "summary_tokens": draw(_SUMMARY),
-        "compacted_tokens": draw(_COMPACTED),
+        "summary_tokens": _SUMMARY[summary % 2] if summary < 128 else summary % 201,
+        "compacted_tokens": _COMPACTED[compacted % 4],
     }
-    if draw(_BOOL):
-        case["reserve_recent"] = draw(_RESERVE)
+    if reserve & 1:
+        case["reserve_recent"] = (reserve >> 1) % 6 - 1
+    # A manual /compact (COMP-7a) and a failing summarizer (COMP-11), each now and then,
+    # sometimes written out as false (the default).
+    for bit, name in ((0, "force"), (2, "summarizer_fails")):
+        if flags >> bit & 3 == 3:
+            case[name] = True
+        elif flags >> bit & 3 == 2:
+            case[name] = False
     return case
+
+
+def inputs() -> st.SearchStrategy[dict[str, Any]]:
+    return records(RECORD, decode)
 
 
 def clauses(case_input: Any, response: Response) -> set[str]:
@@ -96,6 +122,10 @@ def clauses(case_input: Any, response: Response) -> set[str]:
         found |= {"COMP-9", "COMP-10"}
     if any(m.get("summary") for m in output.get("messages", ())):
         found |= {"COMP-5", "COMP-6", "COMP-9"}
+    if case_input.get("force"):
+        found.add("COMP-7a")
+    if case_input.get("summarizer_fails") and output.get("compacted_count"):
+        found.add("COMP-11")
     return found
 
 

@@ -6,6 +6,7 @@ Each wraps the real Python reference and breaks it in one way.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -262,3 +263,30 @@ class Rewriter(_Wrapped):
             else r
             for r in self.inner.run(requests)
         ]
+
+
+class Recorder:
+    """Any adapter, appending the cases of each ``run()`` call to ``log`` as one JSON line.
+
+    Not wrong itself: it shows how a harness batches (pytest under xdist appends from
+    several processes; each line is one short write).
+    """
+
+    def __init__(self, inner: Any, log: str) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.log = log
+
+    def start(self) -> Implementation:
+        result: Implementation = self.inner.start()
+        return result
+
+    def run(self, requests: Sequence[Request]) -> list[Response]:
+        cases = list(dict.fromkeys(r["id"].rpartition("#")[0] for r in requests))
+        with open(self.log, "a", encoding="utf-8") as log:
+            log.write(json.dumps(cases) + "\n")
+        result: list[Response] = self.inner.run(requests)
+        return result
+
+    def stop(self) -> None:
+        self.inner.stop()

@@ -27,6 +27,7 @@ from fake_workers.broken_python import BrokenPython
 from processes import survivors, within
 
 from adapters.registry import register_platform, unregister_platform
+from adapters.serve import MAX_GROUP
 from adapters.worker import WorkerAdapter
 from runners._cli import main
 from runners._schemas import results_validator
@@ -62,7 +63,7 @@ def supervised(name: str, spec: str, pids: Path) -> WorkerAdapter:
     """``python -m adapters.serve spec`` as served.py starts it, recording its session."""
     serve = shlex.join([sys.executable, "-m", "adapters.serve", spec])
     command = ["sh", "-c", f"echo $$ $$ >> {shlex.quote(str(pids))}; exec {serve}"]
-    return WorkerAdapter(name, command, timeout=TIMEOUT)
+    return WorkerAdapter(name, command, timeout=TIMEOUT, answers_in_groups=MAX_GROUP)
 
 
 @pytest.fixture
@@ -125,6 +126,80 @@ def test_python_loop_abort_and_surrogate_each_fail_their_own_case(
     assert "output is not valid I-JSON: a lone surrogate in" in surrogate
     assert '"mcp__hanzo-test-surrogate__b\\ud800" at /name' in surrogate
     assert surrogate in out  # the text report says the same
+    assert survivors(pids) == []
+
+
+def test_an_abort_amid_a_group_of_answers_fails_exactly_its_case(
+    capsys: Any, write_vectors: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    # The child writes its answers in groups: the abort takes the unwritten answers of
+    # the cases before it along. The harness runs the unanswered cases alone until the
+    # one that aborts is found; every other case passes, and only that one is blamed.
+    good = [mcp_case(f"good-{i}", f"s{i}") for i in range(60)]
+    cases = [*good[:40], CASES[2], *good[40:55], CASES[1], *good[55:]]
+    doc = vector_document(cases, domain="mcp-normalization", variants=[], tags=TAGS)
+    vectors = write_vectors(doc, name="mcp-normalization.json")
+    pids = tmp_path / "pids"
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join([str(FAKES), os.environ.get("PYTHONPATH", "")])
+    )
+    register_platform(
+        "broken-python", lambda: supervised("broken-python", "broken_python:create", pids)
+    )
+    try:
+        code, _ = run(capsys, vectors, "broken-python", tmp_path / "results.json")
+    finally:
+        unregister_platform("broken-python")
+    assert code == 1
+    doc = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    statuses = {r["case"]: r["status"] for r in doc["results"]}
+    assert statuses == {
+        **{case["id"]: "pass" for case in good},
+        "aborts": "error",
+        "loops": "error",
+    }
+    aborts = next(r for r in doc["results"] if r["case"] == "aborts")
+    assert aborts["message"] == (
+        "broken-python crashed: worker exited with code -6 while running case "
+        "mcp-normalization/aborts#0"
+    )
+    assert "Fatal Python error: Aborted" in aborts["detail"]
+    # Found again when run alone: no unexplained loss is left to report.
+    problems = doc["summary"]["platforms"]["broken-python"].get("problems", [])
+    assert [p for p in problems if p["kind"] == "lost-group"] == []
+    assert survivors(pids) == []
+
+
+def test_a_crash_amid_a_group_that_does_not_come_back_blames_no_case(
+    capsys: Any, write_vectors: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    # Run alone, the case that aborted once passes: no case is blamed for the lost
+    # group; the platform records the loss, with the stderr of the abort.
+    good = [mcp_case(f"good-{i}", f"s{i}") for i in range(40)]
+    cases = [*good[:20], mcp_case("once", "hanzo-test-abort-once"), *good[20:]]
+    doc = vector_document(cases, domain="mcp-normalization", variants=[], tags=TAGS)
+    vectors = write_vectors(doc, name="mcp-normalization.json")
+    pids = tmp_path / "pids"
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join([str(FAKES), os.environ.get("PYTHONPATH", "")])
+    )
+    monkeypatch.setenv("HANZO_TEST_ABORT_ONCE", str(tmp_path / "aborted"))
+    register_platform(
+        "broken-python", lambda: supervised("broken-python", "broken_python:create", pids)
+    )
+    try:
+        code, _ = run(capsys, vectors, "broken-python", tmp_path / "results.json")
+    finally:
+        unregister_platform("broken-python")
+    assert (tmp_path / "aborted").exists()  # it did abort once
+    doc = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert {r["status"] for r in doc["results"]} == {"pass"}
+    assert code == 0
+    problems = doc["summary"]["platforms"]["broken-python"]["problems"]
+    [lost] = [p for p in problems if p["kind"] == "lost-group"]
+    assert lost["message"].startswith("worker exited with code -6 while running case ")
+    assert lost["message"].endswith("run alone, none of the unanswered cases did it again")
+    assert "Fatal Python error: Aborted" in lost["detail"]
     assert survivors(pids) == []
 
 

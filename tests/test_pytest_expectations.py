@@ -95,6 +95,7 @@ def test_an_invalid_ledger_is_exit_2_as_in_the_cli(project):
     ("argv", "says"),
     [
         (["--case-timeout", "nan"], "argument --case-timeout: must be a finite number"),
+        (["--batch-cases", "0"], "argument --batch-cases: must be 1 or more"),
         (["--worker", "w=node 'x"], "argument --worker: cannot split the command"),
         (["--worker", "js=node x"], "'js' is a built-in platform"),
         (["--worker", "w=a", "--worker", "w=b"], "the name 'w' is given twice"),

@@ -1,6 +1,7 @@
-// Worker-thread side of run-in-thread.js: for each {domain, input, root} message, run
-// that domain's asynchronous case to completion, post {output} / {error: {code,
-// message}} / {crash} on the reply port, then wake the blocked caller through the flag.
+// Worker-thread side of run-in-thread.js: for each {seq, domain, input, root} message,
+// run that domain's asynchronous case to completion, post {seq, output} / {seq, error:
+// {code, message}} / {seq, crash} on the reply port, then wake the blocked caller
+// through the flag.
 import { parentPort, workerData } from "node:worker_threads";
 
 import { HanzoError } from "../src/errors.js";
@@ -11,12 +12,12 @@ import { runCase as toolCallPipeline } from "./tool-call-pipeline-case.js";
 const CASES = { hooks, "tool-call-pipeline": toolCallPipeline };
 
 const { port, signal } = workerData;
-parentPort?.on("message", async ({ domain, input, root }) => {
+parentPort?.on("message", async ({ seq, domain, input, root }) => {
   try {
-    port.postMessage({ output: await CASES[domain](input, root) });
+    port.postMessage({ seq, output: await CASES[domain](input, root) });
   } catch (err) {
-    if (err instanceof HanzoError) port.postMessage({ error: { code: err.code, message: err.message } });
-    else port.postMessage({ crash: err instanceof Error ? (err.stack ?? String(err)) : String(err) });
+    if (err instanceof HanzoError) port.postMessage({ seq, error: { code: err.code, message: err.message } });
+    else port.postMessage({ seq, crash: err instanceof Error ? (err.stack ?? String(err)) : String(err) });
   } finally {
     Atomics.store(signal, 0, 1);
     Atomics.notify(signal, 0);

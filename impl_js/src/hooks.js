@@ -46,17 +46,19 @@ export function canonicalJson(value) {
 // --- one hook process ------------------------------------------------------------------
 
 /**
- * HOOK-7: the first variable that cannot be passed, if any.
+ * HOOK-7: of the variables that cannot be passed, the least name by code point, if any.
  * @param {Record<string, string>} env
  * @returns {string | null}
  */
 export function unpassable(env) {
+  /** @type {string | null} */
+  let least = null;
   for (const [name, value] of Object.entries(env)) {
     if (value.includes("\0") || Buffer.byteLength(name) + 1 + Buffer.byteLength(value) > MAX_ENV_ENTRY_BYTES) {
-      return name;
+      if (least === null || compareCodePoints(name, least) < 0) least = name;
     }
   }
-  return null;
+  return least;
 }
 
 /**

@@ -33,7 +33,8 @@ pub enum Ending {
     Signaled(i32),
 }
 
-/// The first variable that cannot be passed (HOOK-7), if any.
+/// HOOK-7: of the variables that cannot be passed, the least name (the map is in byte
+/// order, which for UTF-8 names is code-point order), if any.
 pub fn unpassable(env: &BTreeMap<OsString, OsString>) -> Option<String> {
     env.iter()
         .find(|(name, value)| {

@@ -1,0 +1,265 @@
+"""What the harness costs per case, beyond the implementations' own work (issue 13).
+
+    python3 bench/harness_overhead.py [--cases 50000] [--platform python --platform rust ...]
+                                      [--domain oauth-pkce --domain mcp-normalization]
+                                      [--in-process] [--keep DIR]
+
+Writes synthetic vector files of N small cases into a temporary folder:
+
+* ``oauth-pkce``: random verifiers of 43-128 unreserved characters (expected: the
+  challenge, base64url(SHA-256), worked out here from PKCE-4) and one in eight too
+  short (expected: ``invalid_verifier``);
+* ``mcp-normalization``: the checked-in cases of vectors/mcp-normalization.json,
+  repeated under fresh ids (their expectations are the reviewed ones).
+
+Then, per file:
+
+* **load**: ``load_vector_file`` (parse, I-JSON walk, whole-file and per-case schema
+  checks, clause ids), in microseconds per case;
+* **own work**, per platform, on the same inputs, in process: the time the
+  platform's JSON layer alone takes, which is what the harness cannot save:
+  python, ``impl_python.conformance.<domain>.run(input)`` per case; rust, the
+  extension's ``run_batch(json_text)`` on batches of 1000 (serde in, the JSON
+  layer, serde out: the crate side of the boundary); js, ``DOMAINS[domain](input)``
+  per case in a Node process (``bench/harness_overhead_js.mjs``);
+* **harness**: ``runners._run.run_cases`` on a started platform (served from its
+  child unless ``--in-process``; js through its worker), every outcome turned into
+  its results record (``Outcome.to_json``), all of it checked to pass;
+* **overhead** = harness - own work, per case-platform, twice: from the run's wall
+  time, and from its CPU time (this process, all threads, plus the served child or
+  the Node worker, read from /proc), which a shared machine disturbs less. The
+  own work is CPU time too (Node: its own clock around the calls).
+
+Figures and the load average at the time go to stdout; bench/README.md ("Harness
+overhead") records them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import gc
+import hashlib
+import importlib
+import json
+import os
+import random
+import shutil
+import string
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from adapters import registry  # noqa: E402 - after the path setup above
+from adapters.js import find_node  # noqa: E402
+from runners._run import StartedPlatform, run_cases, start_platform  # noqa: E402
+from runners._vectors import VectorFile, load_vector_file  # noqa: E402
+
+UNRESERVED = string.ascii_letters + string.digits + "-._~"
+DOMAINS = ("oauth-pkce", "mcp-normalization")
+
+
+def _challenge(verifier: str) -> str:
+    digest = hashlib.sha256(verifier.encode("ascii")).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
+def pkce_cases(count: int, rng: random.Random, prefix: str = "") -> Iterator[dict[str, Any]]:
+    for i in range(count):
+        if i % 8 == 7:
+            verifier = "".join(rng.choices(UNRESERVED, k=rng.randint(1, 42)))
+            outcome: dict[str, Any] = {"error": "invalid_verifier"}
+            clauses = ["PKCE-1", "PKCE-3"]
+        else:
+            verifier = "".join(rng.choices(UNRESERVED, k=rng.randint(43, 128)))
+            outcome = {"expected": {"challenge": _challenge(verifier)}}
+            clauses = ["PKCE-1", "PKCE-2", "PKCE-4"]
+        yield {
+            "id": f"{prefix}synthetic-{i}",
+            "description": "A random verifier (bench/harness_overhead.py).",
+            "tags": ["length"],
+            "source": {"kind": "derived", "ref": "PKCE-4, computed with hashlib"},
+            "clauses": clauses,
+            "input": {"verifier": verifier},
+            **outcome,
+        }
+
+
+def repeated_cases(domain: str, count: int, prefix: str = "") -> Iterator[dict[str, Any]]:
+    document = json.loads((ROOT / "vectors" / f"{domain}.json").read_text(encoding="utf-8"))
+    base = document["cases"]
+    for i in range(count):
+        case = dict(base[i % len(base)])
+        case["id"] = f"{prefix}{case['id']}-{i}"
+        yield case
+
+
+def write_file(folder: Path, domain: str, count: int, seed: int = 13, prefix: str = "") -> Path:
+    document = json.loads((ROOT / "vectors" / f"{domain}.json").read_text(encoding="utf-8"))
+    cases = (
+        pkce_cases(count, random.Random(seed), prefix)
+        if domain == "oauth-pkce"
+        else repeated_cases(domain, count, prefix)
+    )
+    document["cases"] = list(cases)
+    path = folder / f"{domain}.json"
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    began = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - began, result
+
+
+def _cpu(fn: Callable[[], Any]) -> float:
+    """CPU seconds of this process (all threads) running ``fn``: steadier than wall time
+    on a shared machine, and what "work" means for the own-work baselines."""
+    began = time.process_time()
+    fn()
+    return time.process_time() - began
+
+
+def _child_cpu(pid: int | None) -> float:
+    """utime + stime of a child process so far, in seconds (0 without one)."""
+    if pid is None:
+        return 0.0
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def own_work_python(vector_file: VectorFile) -> float:
+    from impl_python.errors import HanzoError
+
+    module = vector_file.domain.replace("-", "_")
+    run = importlib.import_module(f"impl_python.conformance.{module}").run
+    inputs = [c.input for c in vector_file.cases]
+
+    def all_cases() -> None:
+        for case_input in inputs:
+            try:  # noqa: SIM105 - contextlib.suppress would add its own cost to the timing
+                run(case_input)
+            except HanzoError:
+                pass
+
+    all_cases()  # warm-up
+    return min(_cpu(all_cases) for _ in range(3))
+
+
+def own_work_rust(vector_file: VectorFile) -> float:
+    import hanzo_conformance_rust as ext
+
+    texts = []
+    cases = vector_file.cases
+    for start in range(0, len(cases), 1000):
+        batch = [
+            {"id": c.id, "domain": c.domain, "input": c.input} for c in cases[start : start + 1000]
+        ]
+        texts.append(json.dumps(batch))
+
+    def all_batches() -> None:
+        for text in texts:
+            ext.run_batch(text)
+
+    all_batches()
+    return min(_cpu(all_batches) for _ in range(3))
+
+
+def own_work_js(vector_file: VectorFile, folder: Path) -> float:
+    inputs = folder / f"{vector_file.domain}.inputs.json"
+    inputs.write_text(json.dumps([c.input for c in vector_file.cases]), encoding="utf-8")
+    script = ROOT / "bench" / "harness_overhead_js.mjs"
+    out = subprocess.run(
+        [find_node(), str(script), vector_file.domain, str(inputs)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(out.stdout.strip()) * 1e-6 * len(vector_file.cases)
+
+
+def harness(platform: StartedPlatform, vector_file: VectorFile) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds of this process, of the platform's child) of a run."""
+
+    def run() -> int:
+        statuses: dict[str, int] = {}
+        for outcome in run_cases(platform, vector_file, vector_file.cases):
+            record = outcome.to_json()
+            statuses[record["status"]] = statuses.get(record["status"], 0) + 1
+        if set(statuses) != {"pass"}:
+            raise SystemExit(f"{platform.name} {vector_file.domain}: not all pass: {statuses}")
+        return sum(statuses.values())
+
+    run()  # warm-up (the JIT, caches, the child's imports)
+    worker = getattr(platform.adapter, "_worker", None)
+    pid = worker.proc.pid if worker is not None else None
+    best = (float("inf"), float("inf"), float("inf"))
+    for _ in range(2):
+        child = _child_cpu(pid)
+        cpu = time.process_time()
+        wall = time.perf_counter()
+        run()
+        wall = time.perf_counter() - wall
+        cpu = time.process_time() - cpu
+        best = min(best, (wall, cpu, _child_cpu(pid) - child), key=lambda t: t[1] + t[2])
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=50_000)
+    parser.add_argument("--platform", action="append", default=[])
+    parser.add_argument("--domain", action="append", default=[])
+    parser.add_argument("--in-process", action="store_true")
+    parser.add_argument("--keep", type=Path, help="write the files here (kept) instead")
+    args = parser.parse_args()
+    platforms = args.platform or ["python", "rust", "js"]
+    domains = args.domain or list(DOMAINS)
+
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="harness-overhead-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"load average {os.getloadavg()[0]:.2f}; {args.cases} cases per file; {folder}")
+    try:
+        for domain in domains:
+            path = write_file(folder, domain, args.cases)
+            gc.collect()
+            load_s, vector_file = _timed(lambda p=path: load_vector_file(p))
+            n = len(vector_file.cases)
+            print(f"\n{domain}: load {load_s / n * 1e6:.1f} us/case ({load_s:.2f} s)")
+            for name in platforms:
+                own = {
+                    "python": lambda vf=vector_file: own_work_python(vf),
+                    "rust": lambda vf=vector_file: own_work_rust(vf),
+                    "js": lambda vf=vector_file: own_work_js(vf, folder),
+                }[name]()
+                adapter = registry.create(name, timeout=10.0, in_process=args.in_process)
+                platform = start_platform(name, adapter)
+                if platform.failure:
+                    raise SystemExit(platform.failure)
+                try:
+                    wall, cpu, child = harness(platform, vector_file)
+                finally:
+                    adapter.stop()
+                print(
+                    f"  {name:7} own {own / n * 1e6:6.1f} us | wall {wall / n * 1e6:6.1f} us,"
+                    f" overhead {(wall - own) / n * 1e6:6.1f} us | CPU {cpu / n * 1e6:6.1f} us"
+                    f" + child {child / n * 1e6:5.1f} us, overhead"
+                    f" {(cpu + child - own) / n * 1e6:6.1f} us  (per case)"
+                )
+    finally:
+        if args.keep is None:
+            shutil.rmtree(folder, ignore_errors=True)
+    print(f"\nload average {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
