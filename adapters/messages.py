@@ -10,6 +10,7 @@ that accepts only what the schema accepts; the rest is judged by the schema.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from functools import cache
@@ -19,12 +20,13 @@ from jsonschema import Draft202012Validator
 
 from runners._resources import project_dir
 
-from .protocol import PROTOCOL_VERSION, Request
+from .protocol import PROTOCOL_VERSION, KnownInputText, Request
 
 __all__ = [
     "START_LINE",
     "STOP_LINE",
     "BadRequest",
+    "KnownInputText",
     "encode_request",
     "plainly_valid_response",
     "problem",
@@ -127,6 +129,7 @@ STOP_LINE = _line("stop", {"cmd": "stop"})
 
 # One encoder for every request (json.dumps with options builds one per call).
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+_encode_string = _ENCODER.encode  # a str's JSON text, as in a whole message
 
 
 class BadRequest(ValueError):
@@ -148,6 +151,21 @@ def encode_request(request: Request) -> bytes:
     trouble = problem("run", message)
     if trouble is not None:
         raise BadRequest(f"request {request['id']!r} does not match run.json: {trouble}")
+    input_json = getattr(request, "input_json", None)
+    if input_json is not None:
+        # The same bytes as encoding the message (key order, separators), input text reused;
+        # the domain is kebab-case (checked above), so it needs no escaping.
+        text: str = (
+            '{"cmd":"run","id":'
+            + _encode_string(message["id"])
+            + ',"domain":"'
+            + message["domain"]
+            + '","input":'
+            + input_json
+            + "}"
+        )
+        with contextlib.suppress(UnicodeEncodeError):  # a lone surrogate: the slow way below
+            return text.encode("utf-8") + b"\n"
     try:
         text = _ENCODER.encode(message)
     except ValueError as exc:

@@ -33,6 +33,10 @@ CANDIDATES_DIR = "candidates"  # generated, unreviewed cases (runners/_candidate
 _KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
+# The same text as adapters.messages encodes a request with (compact, UTF-8, no NaN).
+_INPUT_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
 @dataclass(frozen=True)
 class Case:
     domain: str
@@ -57,7 +61,22 @@ class Case:
     @functools.cached_property
     def input_size(self) -> int:
         """Length of the input as JSON text: what a batch of requests is bounded by."""
+        text = self.input_json
+        if text is not None:
+            return len(text)
         return len(json.dumps(self.input, ensure_ascii=False, default=repr))
+
+    @functools.cached_property
+    def input_json(self) -> str | None:
+        """The input as compact JSON text, as a ``run`` line carries it (None: not JSON).
+
+        Made once per case: every platform's request line reuses it
+        (``adapters.messages.encode_request``) instead of encoding the input again.
+        """
+        try:
+            return _INPUT_ENCODER.encode(self.input)
+        except (TypeError, ValueError):
+            return None
 
     @functools.cached_property
     def _content_hash(self) -> str:  # once per case, however many platforms report it
