@@ -142,34 +142,42 @@ def encode_request(request: Request) -> bytes:
     A lone surrogate has no UTF-8 form: the line then uses ``\\uXXXX`` escapes,
     which carry it to the worker faithfully.
     """
-    message: dict[str, Any] = {
-        "cmd": "run",
-        "id": request["id"],
-        "domain": request["domain"],
-        "input": request["input"],
-    }
-    trouble = problem("run", message)
-    if trouble is not None:
-        raise BadRequest(f"request {request['id']!r} does not match run.json: {trouble}")
     input_json = getattr(request, "input_json", None)
-    if input_json is not None:
-        # The same bytes as encoding the message (key order, separators), input text reused;
-        # the domain is kebab-case (checked above), so it needs no escaping.
+    request_id, domain = request["id"], request["domain"]
+    if (
+        input_json is not None
+        and type(request_id) is str
+        and request_id != ""
+        and type(domain) is str
+        and _kebab(domain)
+    ):
+        # What _plainly_valid_run checks, without building the message; the same bytes
+        # as encoding it (key order, separators), the input's text reused. The domain is
+        # kebab-case, so it needs no escaping.
         text: str = (
             '{"cmd":"run","id":'
-            + _encode_string(message["id"])
+            + _encode_string(request_id)
             + ',"domain":"'
-            + message["domain"]
+            + domain
             + '","input":'
             + input_json
             + "}"
         )
         with contextlib.suppress(UnicodeEncodeError):  # a lone surrogate: the slow way below
             return text.encode("utf-8") + b"\n"
+    message: dict[str, Any] = {
+        "cmd": "run",
+        "id": request_id,
+        "domain": domain,
+        "input": request["input"],
+    }
+    trouble = problem("run", message)
+    if trouble is not None:
+        raise BadRequest(f"request {request_id!r} does not match run.json: {trouble}")
     try:
         text = _ENCODER.encode(message)
     except ValueError as exc:
-        raise BadRequest(f"request {request['id']!r} is not JSON: {exc}") from None
+        raise BadRequest(f"request {request_id!r} is not JSON: {exc}") from None
     try:
         return text.encode("utf-8") + b"\n"
     except UnicodeEncodeError:

@@ -345,7 +345,12 @@ class Judgement:
         """The output is exactly the expected one and no comparison rule could say otherwise."""
         if self._exact_is_pass is None:
             self._exact_is_pass = not rules_for(self.rules, self.case.input)
-        return self._exact_is_pass and same_json(self.case.expected, response["output"])
+        if not self._exact_is_pass:
+            return False
+        case = self.case
+        if case.expected_is_typeless:  # Python's == cannot mistake a type here: no walk
+            return bool(case.expected == response["output"])
+        return same_json(case.expected, response["output"])
 
     def outcome(self) -> Outcome:
         if self.final is not None:

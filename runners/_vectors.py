@@ -33,6 +33,17 @@ CANDIDATES_DIR = "candidates"  # generated, unreviewed cases (runners/_candidate
 _KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
+def _typeless(value: Any) -> bool:
+    kind = type(value)
+    if kind is str or value is None:
+        return True
+    if kind is dict:
+        return all(type(k) is str and _typeless(v) for k, v in value.items())
+    if kind is list:
+        return all(_typeless(v) for v in value)
+    return False  # a number, a boolean, or not JSON at all
+
+
 # The same text as adapters.messages encodes a request with (compact, UTF-8, no NaN).
 _INPUT_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
@@ -65,6 +76,16 @@ class Case:
         if text is not None:
             return len(text)
         return len(json.dumps(self.input, ensure_ascii=False, default=repr))
+
+    @functools.cached_property
+    def expected_is_typeless(self) -> bool:
+        """The expected value holds no number or boolean, at any depth.
+
+        Then whatever Python's ``==`` finds equal to it is the same JSON value (a
+        string equals only a string, null only null, a list only a list, an object
+        only an object), so judging needs no type-strict walk (``same_json``).
+        """
+        return _typeless(self.expected)
 
     @functools.cached_property
     def input_json(self) -> str | None:

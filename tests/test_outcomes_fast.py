@@ -7,7 +7,8 @@ import inspect
 
 import pytest
 
-from runners._outcomes import Outcome
+from runners._outcomes import Judgement, Outcome
+from runners._vectors import Case
 
 
 def test_init_takes_the_declared_fields_in_order_with_their_defaults() -> None:
@@ -29,3 +30,40 @@ def test_outcome_stays_frozen_hashable_and_replaceable() -> None:
     assert outcome == Outcome("d", "c", "h", "python", "pass", actual=1)
     assert hash(outcome) == hash(Outcome("d", "c", "h", "python", "pass", actual=1))
     assert outcome != failed
+
+
+def _case(expected: object) -> Case:
+    return Case("oauth-pkce", "x", "", (), {}, (), {"i": 1}, expected=expected)
+
+
+@pytest.mark.parametrize(
+    ("expected", "typeless"),
+    [
+        ({"a": ["x", None, {"b": "c"}]}, True),
+        ("s", True),
+        (None, True),
+        ({"a": ["x", 1]}, False),
+        ({"a": {"b": True}}, False),
+        ([0.5], False),
+    ],
+)
+def test_typeless_means_no_number_or_boolean_anywhere(expected: object, typeless: bool) -> None:
+    assert _case(expected).expected_is_typeless is typeless
+
+
+@pytest.mark.parametrize(
+    ("expected", "output", "status"),
+    [
+        ({"a": ["x", None]}, {"a": ["x", None]}, "pass"),  # typeless: Python's == decides
+        ({"a": "1"}, {"a": 1}, "fail"),
+        ({"a": None}, {"a": False}, "fail"),
+        ({"a": 1}, {"a": True}, "fail"),  # numbers: the type-strict walk
+        ({"a": 1}, {"a": 1.0}, "pass"),
+    ],
+)
+def test_exact_outputs_pass_and_near_misses_of_another_type_fail(
+    expected: object, output: object, status: str
+) -> None:
+    judgement = Judgement(_case(expected), "python", [])
+    judgement.add(None, {"id": "x", "output": output})
+    assert judgement.outcome().status == status

@@ -57,3 +57,11 @@ def test_a_bad_domain_is_refused_even_with_the_text() -> None:
     bad = KnownInputText("a", "Not Kebab", case.input, case.input_json)
     with pytest.raises(BadRequest, match=r"does not match run\.json"):
         encode_request(cast(Request, bad))
+
+
+def test_an_empty_id_is_refused_even_with_the_text() -> None:
+    case = _case({"a": 1})
+    assert case.input_json is not None
+    bad = KnownInputText("", "oauth-pkce", case.input, case.input_json)
+    with pytest.raises(BadRequest, match=r"does not match run\.json"):
+        encode_request(cast(Request, bad))
