@@ -1,4 +1,5 @@
-"""Outcome's hand-written __init__ (runners/_outcomes.py) must match its declared fields."""
+"""The hand-written __init__ of Outcome and Case must match their declared fields;
+the fast judging paths must agree with the type-strict ones."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from runners._outcomes import Judgement, Outcome
 from runners._vectors import Case
 
 
-def test_init_takes_the_declared_fields_in_order_with_their_defaults() -> None:
-    declared = dataclasses.fields(Outcome)
-    params = list(inspect.signature(Outcome.__init__).parameters.values())[1:]
+@pytest.mark.parametrize("cls", [Outcome, Case])
+def test_init_takes_the_declared_fields_in_order_with_their_defaults(cls: type) -> None:
+    declared = dataclasses.fields(cls)
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
     assert [p.name for p in params] == [f.name for f in declared]
     for param, f in zip(params, declared, strict=True):
         want = inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default
@@ -67,3 +69,13 @@ def test_exact_outputs_pass_and_near_misses_of_another_type_fail(
     judgement = Judgement(_case(expected), "python", [])
     judgement.add(None, {"id": "x", "output": output})
     assert judgement.outcome().status == status
+
+
+def test_case_stays_frozen_and_its_cached_values_work() -> None:
+    case = _case({"a": "b"})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        case.id = "y"  # type: ignore[misc]
+    assert case.input_json == '{"i":1}'
+    assert case.content_hash() == dataclasses.replace(case, path=None).content_hash()
+    assert case == _case({"a": "b"})
+    assert case != _case({"a": "c"})
