@@ -3,7 +3,7 @@
 Each mutant is one small change to one library module (an operator, a comparison, a
 boolean, a constant, a deleted statement). The vectors of every domain whose JSON
 layer imports that module (directly or through other impl_python modules) are run on
-the ``python`` platform through the ordinary CLI (``hanzo-conformance run``); the
+the ``python`` platform through the harness API (``runners.run_cases``); the
 mutant is *killed* if any case diverges, errors or the run exceeds the time limit,
 and *survives* if every case still passes.
 
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import copy
 import json
 import os
@@ -294,7 +295,31 @@ def domains_by_module() -> dict[str, list[str]]:
     return result
 
 
+def direct_domains() -> dict[str, set[str]]:
+    """For each library module, the domains whose JSON layer imports it itself."""
+    found: dict[str, set[str]] = {}
+    layer_dir = next((d for d in JSON_LAYER_DIRS if d.is_dir()), None)
+    for layer in sorted(layer_dir.glob("[!_]*.py")) if layer_dir else []:
+        for module in _imported_library_modules(layer):
+            found.setdefault(module, set()).add(layer.stem.replace("_", "-"))
+    return found
+
+
 # --- running ------------------------------------------------------------------------
+
+
+FIXTURES_ENV = "HANZO_HOOK_FIXTURES"
+
+
+def export_fixtures() -> None:
+    """Point the shadow copy's JSON layers at this checkout's ``fixtures/hooks``.
+
+    The hooks and tool-call-pipeline layers look for the hook programs beside their own
+    file (``<checkout>/fixtures/hooks``); in the shadow copy that is the temporary
+    directory, which has none. They honour ``HANZO_HOOK_FIXTURES`` first; set it here,
+    before any child forks, whatever the harness would default it to.
+    """
+    os.environ[FIXTURES_ENV] = str(ROOT / "fixtures" / "hooks")
 
 
 _CHUNK = 16  # cases per batch: the child stops at the first batch that does not pass
@@ -334,26 +359,45 @@ def run_domains(shadow: Path, files: list[VectorFile], limit: float) -> str:
     pid = os.fork()
     if pid == 0:
         try:
+            # A process group of its own: the hooks domains start hook programs (some
+            # sleep or daemonize on purpose), and a mutant may leave them behind.
+            os.setpgid(0, 0)
             _run_child(shadow, files)
         finally:
             os._exit(4)
     deadline = time.monotonic() + limit
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            code = os.waitstatus_to_exitcode(status)
-            return {0: "pass", 3: "broken"}.get(code, "fail")
-        if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return "timeout"
-        time.sleep(0.005)
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                code = os.waitstatus_to_exitcode(status)
+                return {0: "pass", 3: "broken"}.get(code, "fail")
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return "timeout"
+            time.sleep(0.005)
+    finally:
+        _kill_group(pid)
+
+
+def _kill_group(pgid: int) -> None:
+    """Kill whatever the child's process group still holds (hook programs a mutant left)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--module", action="append", default=[], help="e.g. sse (repeatable)")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    parser.add_argument(
+        "--mutant",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="run only this mutant (module:line:col:operator, as --list prints; repeatable)",
+    )
     parser.add_argument("--json", help="also write every mutant's outcome to this file")
     parser.add_argument(
         "--report", metavar="JSON", help="report the outcomes saved by --json, running nothing"
@@ -373,6 +417,7 @@ def main(argv: list[str] | None = None) -> int:
     # The harness is imported once here and inherited by every forked child; the
     # library must not be, so that each child imports its shadow copy.
     sys.path.insert(0, str(ROOT))
+    export_fixtures()
     import adapters.registry  # noqa: F401
     from runners import load_vectors
 
@@ -383,6 +428,8 @@ def main(argv: list[str] | None = None) -> int:
     modules = sorted(coverage)
     if args.module:
         modules = [m for m in modules if m.removesuffix(".py") in args.module]
+    if args.mutant:
+        modules = [m for m in modules if any(k.startswith(m + ":") for k in args.mutant)]
 
     if args.list:
         for module in modules:
@@ -400,35 +447,51 @@ def main(argv: list[str] | None = None) -> int:
             domains = coverage[module]
             files = [vectors[d] for d in domains if d in vectors]
             tree, mutants = mutants_of(module)
+            if args.mutant:
+                mutants = [m for m in mutants if m.key in args.mutant]
             if not domains:
                 outcomes += [(m, "unreached") for m in mutants]
                 continue
             target = shadow / "impl_python" / module
             original = target.read_text(encoding="utf-8")
-            started = time.monotonic()
-            baseline = run_domains(shadow, files, limit=600)
-            took = time.monotonic() - started
-            if baseline != "pass":
-                print(f"{module}: the unmutated library does not pass ({baseline}); fix that first")
-                return 2
+            # Baseline, one domain at a time: the mutants then run the fastest domain
+            # first, so that most of them are killed before the slow ones start.
+            took_by_file: dict[str, float] = {}
+            for vector_file in files:
+                started = time.monotonic()
+                baseline = run_domains(shadow, [vector_file], limit=600)
+                took_by_file[vector_file.domain] = time.monotonic() - started
+                if baseline != "pass":
+                    print(
+                        f"{module}: the unmutated library does not pass {vector_file.domain} "
+                        f"({baseline}); fix that first"
+                    )
+                    return 2
+            # The domains that call the module themselves first (they kill most
+            # mutants in their first batch), then the fastest.
+            direct = direct_domains().get(module, set())
+            files.sort(key=lambda f: (f.domain not in direct, took_by_file[f.domain]))
+            took = sum(took_by_file.values())
             limit = max(10.0, 5 * took)
             print(
-                f"{module}: {len(mutants)} mutants, domains {', '.join(domains)}, "
-                f"baseline {took:.1f}s",
+                f"{module}: {len(mutants)} mutants, domains (in run order) "
+                f"{', '.join(f'{f.domain} {took_by_file[f.domain]:.1f}s' for f in files)}",
                 flush=True,
             )
             try:
-                for mutant in mutants:
+                for done, mutant in enumerate(mutants, 1):
                     target.write_text(mutated_source(tree, mutant.index), encoding="utf-8")
                     outcome = run_domains(shadow, files, limit)
                     if outcome == "broken":
                         print("the shadow copy was not imported; aborting")
                         return 2
                     outcomes.append((mutant, outcome))
+                    if done % 50 == 0:
+                        print(f"  {done}/{len(mutants)}", flush=True)
             finally:
                 target.write_text(original, encoding="utf-8")
 
-    report(outcomes, equivalent, whole_library=not args.module)
+    report(outcomes, equivalent, whole_library=not (args.module or args.mutant))
     if args.json:
         rows = [{"key": m.key, "outcome": o} for m, o in outcomes]
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")

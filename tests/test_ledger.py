@@ -227,8 +227,8 @@ def test_the_httpx_sse_example_gates_green_on_its_ledger(capsys):
     )
     out, _ = capsys.readouterr()
     assert code == 0, out[-3000:]
-    assert " 0 fail, 0 error" in out and "130 xfail" in out
-    assert "118 cases (all xfail), /frames/*/id: null -> string" in out
+    assert " 0 fail, 0 error" in out and "135 xfail" in out
+    assert "123 cases (all xfail), /frames/*/id: null -> string" in out
 
 
 def test_shards_split_every_case_exactly_once_and_deterministically():

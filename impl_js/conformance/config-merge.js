@@ -15,7 +15,10 @@ function place(path, spec) {
   if (spec === null || spec === undefined) return;
   mkdirSync(dirname(path), { recursive: true });
   if (typeof spec === "string") writeFileSync(path, spec, "utf8");
-  else mkdirSync(path); // {directory: true}
+  else if (typeof spec === "object" && "bytes" in spec && typeof spec.bytes === "string") {
+    // One byte per code point U+0000..U+00FF (the schema's pattern): not necessarily UTF-8.
+    writeFileSync(path, Buffer.from(spec.bytes, "latin1"));
+  } else mkdirSync(path); // {directory: true}
 }
 
 /**
@@ -41,6 +44,8 @@ export function run(input) {
     for (const d of [home, xdg, root]) mkdirSync(d);
     /** @type {Record<string, string>} */
     const env = { ...(input.env ?? {}), HOME: home };
+    if (input.home_env === "unset") delete env.HOME;
+    else if (input.home_env === "empty") env.HOME = "";
     const homeFile = join(home, ".config", "hanzo", "settings.json");
     if (xdgMode === "temp") {
       env.XDG_CONFIG_HOME = xdg;

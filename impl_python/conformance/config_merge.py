@@ -25,6 +25,8 @@ def _place(path: Path, spec: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(spec, str):
         path.write_bytes(spec.encode("utf-8"))
+    elif "bytes" in spec:  # one byte per code point U+0000..U+00FF (the schema's pattern)
+        path.write_bytes(spec["bytes"].encode("latin-1"))
     else:  # {"directory": true}
         path.mkdir()
 
@@ -63,6 +65,11 @@ def run(case_input: dict[str, Any]) -> dict[str, Any]:
             d.mkdir()
         env: dict[str, str] = dict(case_input.get("env", {}))
         env["HOME"] = str(home)
+        home_env = case_input.get("home_env", "set")
+        if home_env == "unset":
+            del env["HOME"]
+        elif home_env == "empty":
+            env["HOME"] = ""
         if xdg_mode == "temp":
             env["XDG_CONFIG_HOME"] = str(xdg)
             _place(xdg / "hanzo" / "settings.json", files.get("user"))

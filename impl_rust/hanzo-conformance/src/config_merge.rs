@@ -56,8 +56,22 @@ fn place(path: &Path, spec: Option<&Value>) {
         Some(Value::Object(o)) if o.get("directory") == Some(&Value::Bool(true)) => {
             write(&|| std::fs::create_dir(path));
         }
-        Some(_) => schema_invalid("file spec must be a string, null or {directory: true}"),
+        Some(Value::Object(o)) if o.get("bytes").is_some_and(Value::is_string) => {
+            let bytes = latin1_bytes(o["bytes"].as_str().unwrap_or_default());
+            write(&|| std::fs::write(path, &bytes));
+        }
+        Some(_) => schema_invalid("file spec must be a string, null, {directory: true} or {bytes}"),
     }
+}
+
+/// One byte per code point U+0000..U+00FF (the schema's pattern for `{bytes}` files).
+fn latin1_bytes(text: &str) -> Vec<u8> {
+    text.chars()
+        .map(|c| {
+            u8::try_from(c)
+                .unwrap_or_else(|_| schema_invalid("a bytes file holds a code point above U+00FF"))
+        })
+        .collect()
 }
 
 fn config_json(c: &HanzoConfig) -> Value {
@@ -168,7 +182,20 @@ pub fn run(input: &Value) -> Result<Value, CaseError> {
         std::fs::create_dir(d).unwrap_or_else(|e| io_failure(&e));
     }
     let home_file = home.join(".config").join("hanzo").join("settings.json");
-    env.insert("HOME".into(), home.to_string_lossy().into_owned());
+    match input
+        .get("home_env")
+        .and_then(Value::as_str)
+        .unwrap_or("set")
+    {
+        "set" => {
+            env.insert("HOME".into(), home.to_string_lossy().into_owned());
+        }
+        "empty" => {
+            env.insert("HOME".into(), String::new());
+        }
+        "unset" => {}
+        other => schema_invalid(&format!("unknown home_env {other:?}")),
+    }
     match xdg_mode {
         "temp" => {
             env.insert("XDG_CONFIG_HOME".into(), xdg.to_string_lossy().into_owned());

@@ -1,0 +1,74 @@
+"""The mutation script's own logic (mutation/mutate_python.py); no mutant is run here."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "mutate_python", ROOT / "mutation" / "mutate_python.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_depth_decrement_becomes_each_of_its_mutants(script: ModuleType) -> None:
+    tree = ast.parse("def f(depth):\n    depth -= 1\n    return depth > 64\n")
+    operators = [op for _node, _kind, op in script._points(tree)]
+    assert operators == [  # breadth-first, as ast.walk goes
+        "aug Sub->Add",
+        "delete AugAssign",
+        "delete Return",
+        "const 1->2",
+        "Gt->GtE",
+        "const 64->65",
+    ]
+    changed = {
+        op: script.mutated_source(tree, i).splitlines()[1].strip()
+        for i, op in enumerate(operators)
+        if op in ("aug Sub->Add", "const 1->2", "delete AugAssign")
+    }
+    assert changed == {
+        "aug Sub->Add": "depth += 1",
+        "const 1->2": "depth -= 2",
+        "delete AugAssign": "pass",
+    }
+
+
+def test_messages_and_docstrings_are_not_mutated(script: ModuleType) -> None:
+    tree = ast.parse('def f():\n    """Doc."""\n    raise ValueError("message")\n')
+    assert [op for _n, _k, op in script._points(tree)] == ["delete Raise"]
+
+
+def test_every_library_module_is_reached_by_some_domain(script: ModuleType) -> None:
+    coverage = script.domains_by_module()
+    assert sorted(m for m, domains in coverage.items() if not domains) == []
+    assert "hooks" in coverage["hooks.py"]
+    assert "tool-call-pipeline" in coverage["pipeline.py"]
+    assert "sandbox-paths" in coverage["sandbox.py"]
+    assert {"hooks", "tool-call-pipeline"} <= set(coverage["permissions.py"])
+
+
+def test_the_shadow_copys_layers_are_pointed_at_the_hook_fixtures(
+    script: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The shadow copy has no fixtures/ beside it; a value set elsewhere must not win either.
+    monkeypatch.setenv(script.FIXTURES_ENV, "/nonexistent")
+    script.export_fixtures()
+    fixtures = Path(os.environ[script.FIXTURES_ENV])
+    assert fixtures == ROOT / "fixtures" / "hooks"
+    assert any(fixtures.iterdir())
