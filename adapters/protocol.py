@@ -60,6 +60,21 @@ class Request(TypedDict):
     input: Any
 
 
+class KnownInputText(dict[str, Any]):
+    """A request (``id``, ``domain``, ``input``) whose input's JSON text is already made.
+
+    The harness builds one per case and platform from the case's cached text
+    (``runners._vectors.Case.input_json``): ``encode_request`` writes that text
+    instead of encoding the input again. To any adapter it is a plain request.
+    """
+
+    __slots__ = ("input_json",)
+
+    def __init__(self, request_id: str, domain: str, case_input: Any, input_json: str) -> None:
+        super().__init__(id=request_id, domain=domain, input=case_input)
+        self.input_json = input_json
+
+
 class ErrorBody(TypedDict):
     code: str
     message: str

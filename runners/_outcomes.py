@@ -28,7 +28,7 @@ class SchemaViolation:
         return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Outcome:
     """What happened to one case on one platform."""
 
@@ -45,25 +45,66 @@ class Outcome:
     variant: str | None = field(default=None)  # for an error: the chunking it happened on
     input: Any = MISSING  # the case's input, for reports
 
+    # Written out because one outcome is made per case and platform: the frozen
+    # dataclass __init__ sets the twelve fields one object.__setattr__ at a time,
+    # about twice the cost of setting the instance dict at once. Same fields, same
+    # defaults, same order as declared above (tests/test_outcomes_fast.py checks).
+    def __init__(
+        self,
+        domain: str,
+        case: str,
+        case_hash: str,
+        platform: str,
+        status: Status,
+        actual: Any = MISSING,
+        diff: tuple[Difference, ...] = (),
+        schema_errors: tuple[SchemaViolation, ...] = (),
+        message: str | None = None,
+        detail: str | None = None,
+        variant: str | None = None,
+        input: Any = MISSING,
+    ) -> None:
+        object.__setattr__(
+            self,
+            "__dict__",
+            {
+                "domain": domain,
+                "case": case,
+                "case_hash": case_hash,
+                "platform": platform,
+                "status": status,
+                "actual": actual,
+                "diff": diff,
+                "schema_errors": schema_errors,
+                "message": message,
+                "detail": detail,
+                "variant": variant,
+                "input": input,
+            },
+        )
+
     def to_json(self) -> dict[str, Any]:
+        status = self.status
         out: dict[str, Any] = {
             "domain": self.domain,
             "case": self.case,
             "case_hash": self.case_hash,
             "platform": self.platform,
-            "status": self.status,
+            "status": status,
         }
-        if self.input is not MISSING and self.status in ("fail", "error"):
+        if self.input is not MISSING and (status == "fail" or status == "error"):
             out["input"] = self.input
         if self.actual is not MISSING:
             out["actual"] = self.actual
-        out["diff"] = [d.to_json() for d in self.diff]
+        out["diff"] = [d.to_json() for d in self.diff] if self.diff else []
         if self.schema_errors:
             out["schema_errors"] = [s.to_json() for s in self.schema_errors]
-        for key in ("message", "detail", "variant"):
-            value = getattr(self, key)
-            if value is not None:
-                out[key] = value
+        if self.message is not None:
+            out["message"] = self.message
+        if self.detail is not None:
+            out["detail"] = self.detail
+        if self.variant is not None:
+            out["variant"] = self.variant
         return out
 
 
@@ -133,6 +174,25 @@ def same_json(expected: Any, actual: Any) -> bool:
     return False
 
 
+def _expected_error(code: str | None, error: Any) -> bool:
+    """The error is the expected code, and all of it is I-JSON (plain UTF-8 strings).
+
+    The fast path for error cases: such an answer has no difference (an error is
+    judged by its code alone) and nothing for ``not_i_json`` to find.
+    """
+    if type(error) is not dict or error.get("code") != code:
+        return False
+    try:
+        for key, value in error.items():
+            if type(key) is not str or type(value) is not str:
+                return False
+            key.encode("utf-8")
+            value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _lone_surrogate(value: Any, at: str = "") -> tuple[str, str] | None:
     """(pointer, string) of the first string or key holding a lone surrogate, if any."""
     if isinstance(value, str):
@@ -173,6 +233,10 @@ def not_i_json(response: Mapping[str, Any]) -> str | None:
     return None
 
 
+_NONE: list[Any] = []
+"""Shared by judgements with no differences (or violations) so far; never appended to."""
+
+
 class Judgement:
     """The outcome of one case on one platform, built one response at a time.
 
@@ -181,16 +245,29 @@ class Judgement:
     never need to be held all at once. The first crash or skip decides the outcome.
     """
 
+    # One per case and platform: slots, and the judging state made only when needed.
+    __slots__ = (
+        "_exact_is_pass",
+        "_judged",
+        "actual",
+        "case",
+        "differences",
+        "final",
+        "platform",
+        "rules",
+        "violations",
+    )
+
     def __init__(self, case: Case, platform: str, rules: Sequence[Mapping[str, Any]]) -> None:
         self.case = case
         self.platform = platform
         self.rules = rules
         self.actual: Any = MISSING
         self.final: Outcome | None = None  # a crash or skip: nothing later changes it
-        self.differences: list[Difference] = []
-        self.violations: list[SchemaViolation] = []
+        self.differences: list[Difference] = _NONE
+        self.violations: list[SchemaViolation] = _NONE
         # Chunkings of one case mostly answer alike: judge each distinct answer once.
-        self._judged: dict[str, tuple[list[Difference], list[SchemaViolation]]] = {}
+        self._judged: dict[str, tuple[list[Difference], list[SchemaViolation]]] | None = None
         self._exact_is_pass: bool | None = None  # no rule applies to this case (known lazily)
 
     def add(self, variant: str | None, response: Mapping[str, Any]) -> None:
@@ -231,6 +308,8 @@ class Judgement:
             return
         if "output" in response and not case.expects_error and self._exact_pass(response):
             return
+        if case.expects_error and _expected_error(case.error, response.get("error")):
+            return
         trouble = not_i_json(response)
         if trouble is not None:
             self.actual = MISSING  # it cannot be written into the results
@@ -248,17 +327,30 @@ class Judgement:
         answer = json.dumps(
             [response.get("output"), response.get("error")], sort_keys=True, default=repr
         )
+        if self._judged is None:
+            self._judged = {}
         if answer not in self._judged:
             self._judged[answer] = judge_response(case, response, self.rules, None)
         d, v = self._judged[answer]
-        self.differences.extend(replace(x, variant=variant) for x in d)
-        self.violations.extend(replace(x, variant=variant) for x in v)
+        if d:
+            if self.differences is _NONE:
+                self.differences = []
+            self.differences.extend(replace(x, variant=variant) for x in d)
+        if v:
+            if self.violations is _NONE:
+                self.violations = []
+            self.violations.extend(replace(x, variant=variant) for x in v)
 
     def _exact_pass(self, response: Mapping[str, Any]) -> bool:
         """The output is exactly the expected one and no comparison rule could say otherwise."""
         if self._exact_is_pass is None:
             self._exact_is_pass = not rules_for(self.rules, self.case.input)
-        return self._exact_is_pass and same_json(self.case.expected, response["output"])
+        if not self._exact_is_pass:
+            return False
+        case = self.case
+        if case.expected_is_typeless:  # Python's == cannot mistake a type here: no walk
+            return bool(case.expected == response["output"])
+        return same_json(case.expected, response["output"])
 
     def outcome(self) -> Outcome:
         if self.final is not None:

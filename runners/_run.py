@@ -6,10 +6,12 @@ import json
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from adapters.protocol import (
     Adapter,
     Implementation,
+    KnownInputText,
     PlatformUnavailable,
     Request,
     Response,
@@ -60,10 +62,6 @@ def start_platform(
             f"{name} adapter raised {type(e).__name__} in start(): {e}",
             traceback.format_exc(),
         )
-
-
-def _request_id(case: Case, index: int) -> str:
-    return f"{case.domain}/{case.id}#{index}"
 
 
 def run_cases(
@@ -124,14 +122,20 @@ def run_cases(
         batch.clear()
         pending.clear()
 
+    variants = vector_file.variants
     for judgement in judgements:
         case = judgement.case
-        for index, (variant, case_input) in enumerate(expand(case.input, vector_file.variants)):
-            request: Request = {
-                "id": _request_id(case, index),
-                "domain": case.domain,
-                "input": case_input,
-            }
+        # Most files have no variants: one request per case, no generator to set up.
+        expanded = expand(case.input, variants) if variants else ((None, case.input),)
+        for index, (variant, case_input) in enumerate(expanded):
+            request_id = f"{case.domain}/{case.id}#{index}"
+            input_json = case.input_json if variant is None else None
+            request: Request = (
+                # The case's input text, made once, serves every platform's request line.
+                cast(Request, KnownInputText(request_id, case.domain, case_input, input_json))
+                if input_json is not None
+                else {"id": request_id, "domain": case.domain, "input": case_input}
+            )
             # The case's own input was checked when its file was loaded; a variant's here.
             problem = None if variant is None else input_problem(case.domain, case_input)
             if problem is None:
@@ -169,14 +173,17 @@ def _run_batch(adapter: Adapter, name: str, batch: list[Request]) -> dict[str, R
         if isinstance(response, dict) and isinstance(response.get("id"), str):
             by_id.setdefault(response["id"], response)
     for request in batch:
-        if request["id"] not in by_id:
+        got = by_id.get(request["id"])
+        if got is None:
             message, detail = error or (f"{name} returned no response for {request['id']}", "")
             by_id[request["id"]] = {
                 "id": request["id"],
                 "crash": {"message": message, "detail": detail},
             }
-        elif not any(k in by_id[request["id"]] for k in ("output", "error", "crash", "skip")):
-            bad = by_id[request["id"]]
+        elif (
+            "output" not in got and "error" not in got and "crash" not in got and "skip" not in got
+        ):
+            bad = got
             by_id[request["id"]] = {
                 "id": request["id"],
                 "crash": {

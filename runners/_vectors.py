@@ -13,6 +13,7 @@ import math
 import os
 import re
 from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,22 @@ CANDIDATES_DIR = "candidates"  # generated, unreviewed cases (runners/_candidate
 _KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
-@dataclass(frozen=True)
+def _typeless(value: Any) -> bool:
+    kind = type(value)
+    if kind is str or value is None:
+        return True
+    if kind is dict:
+        return all(type(k) is str and _typeless(v) for k, v in value.items())
+    if kind is list:
+        return all(_typeless(v) for v in value)
+    return False  # a number, a boolean, or not JSON at all
+
+
+# The same text as adapters.messages encodes a request with (compact, UTF-8, no NaN).
+_INPUT_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True, init=False)
 class Case:
     domain: str
     id: str
@@ -46,6 +62,40 @@ class Case:
     error: str | None = None
     path: Path | None = field(default=None, compare=False)
 
+    # Written out because loading makes one per case: the frozen dataclass __init__
+    # sets each field with its own object.__setattr__, about twice the cost of
+    # setting the instance dict at once. Same fields, defaults and order as declared
+    # above (tests/test_outcomes_fast.py checks).
+    def __init__(
+        self,
+        domain: str,
+        id: str,
+        description: str,
+        tags: tuple[str, ...],
+        source: dict[str, str],
+        clauses: tuple[str, ...],
+        input: Any,
+        expected: Any = None,
+        error: str | None = None,
+        path: Path | None = None,
+    ) -> None:
+        object.__setattr__(
+            self,
+            "__dict__",
+            {
+                "domain": domain,
+                "id": id,
+                "description": description,
+                "tags": tags,
+                "source": source,
+                "clauses": clauses,
+                "input": input,
+                "expected": expected,
+                "error": error,
+                "path": path,
+            },
+        )
+
     @property
     def expects_error(self) -> bool:
         return self.error is not None
@@ -57,7 +107,32 @@ class Case:
     @functools.cached_property
     def input_size(self) -> int:
         """Length of the input as JSON text: what a batch of requests is bounded by."""
+        text = self.input_json
+        if text is not None:
+            return len(text)
         return len(json.dumps(self.input, ensure_ascii=False, default=repr))
+
+    @functools.cached_property
+    def expected_is_typeless(self) -> bool:
+        """The expected value holds no number or boolean, at any depth.
+
+        Then whatever Python's ``==`` finds equal to it is the same JSON value (a
+        string equals only a string, null only null, a list only a list, an object
+        only an object), so judging needs no type-strict walk (``same_json``).
+        """
+        return _typeless(self.expected)
+
+    @functools.cached_property
+    def input_json(self) -> str | None:
+        """The input as compact JSON text, as a ``run`` line carries it (None: not JSON).
+
+        Made once per case: every platform's request line reuses it
+        (``adapters.messages.encode_request``) instead of encoding the input again.
+        """
+        try:
+            return _INPUT_ENCODER.encode(self.input)
+        except (TypeError, ValueError):
+            return None
 
     @functools.cached_property
     def _content_hash(self) -> str:  # once per case, however many platforms report it
@@ -409,10 +484,18 @@ def _plainly_valid_case(
         and ("expected" not in raw or schema.output.fast_valid(raw["expected"]))
         and ("error" not in raw or schema.error_code.fast_valid(raw["error"]))
         and type(case_tags) is list
-        and all(type(t) is str and t in tags for t in case_tags)
+        and _all_known(case_tags, tags.keys())
         and type(case_clauses) is list
-        and all(type(c) is str and c in clauses for c in case_clauses)
+        and _all_known(case_clauses, clauses)
     )
+
+
+def _all_known(items: list[Any], known: AbstractSet[str]) -> bool:
+    """Every item is one of the ``known`` strings (whose keys are all str)."""
+    try:
+        return known >= set(items)
+    except TypeError:  # an unhashable item: not a known string
+        return False
 
 
 def load_vector_file(path: Path) -> VectorFile:
