@@ -188,6 +188,9 @@ def test_node_test_refuses_a_schema_invalid_input(tmp_path: Path) -> None:
     """node --test's loader checks inputs against $defs.input, as the harness does."""
     from adapters.js import find_node
 
+    assert (ROOT / "impl_js" / "node_modules" / "ajv").is_dir(), (
+        "node --test's loader needs impl_js's dev dependencies: run ci/checks/js (npm ci) first"
+    )
     _schema_invalid_pkce_case(tmp_path)
     result = subprocess.run(
         [find_node(), "--test", "test/vectors.test.js"],
