@@ -13,7 +13,25 @@ from hypothesis import strategies as st
 from . import Property, Reader, Response, described, records
 
 TIERS = ("user", "project", "local")
-MODES = st.sampled_from(("allow", "deny", "prompt", "Allow", ""))
+# Every table once: the byte-record decoder indexes them, the strategies sample them.
+_MODES = ("allow", "deny", "prompt", "Allow", "")
+_BROKEN = (
+    "",
+    "{",
+    "[]",
+    "null",
+    '"x"',
+    "\ufeff{}",
+    '{"model": "a",}',
+    '{"model": "a", "model": 1}',
+    '{"model": "\\ud800"}',
+    "{} {}",
+    "\ufeff\ufeff{}",
+    '{"oauth_credentials": {"n": 1e400}}',
+)
+_ENV_NAMES = ("HANZO_API_KEY", "HANZO_MODEL", "OTHER")
+_ENV_VALUES = ("", "env-value", "é")
+MODES = st.sampled_from(_MODES)
 SCALAR = st.one_of(
     st.sampled_from(("m-a", "m-b", "", "é\U0001f600", "sk-1")),
     st.integers(-1, 2),
@@ -47,22 +65,7 @@ DOCUMENT = st.fixed_dictionaries(
         "unknown": SCALAR,
     },
 )
-BROKEN = st.sampled_from(
-    (
-        "",
-        "{",
-        "[]",
-        "null",
-        '"x"',
-        "\ufeff{}",
-        '{"model": "a",}',
-        '{"model": "a", "model": 1}',
-        '{"model": "\\ud800"}',
-        "{} {}",
-        "\ufeff\ufeff{}",
-        '{"oauth_credentials": {"n": 1e400}}',
-    )
-)
+BROKEN = st.sampled_from(_BROKEN)
 FILE = st.one_of(
     DOCUMENT.map(lambda d: json.dumps(d, ensure_ascii=False)),
     DOCUMENT.map(lambda d: "\ufeff" + json.dumps(d)),
@@ -70,32 +73,12 @@ FILE = st.one_of(
     st.none(),
     st.just({"directory": True}),
 )
-ENV = st.dictionaries(
-    st.sampled_from(("HANZO_API_KEY", "HANZO_MODEL", "OTHER")),
-    st.sampled_from(("", "env-value", "é")),
-)
+ENV = st.dictionaries(st.sampled_from(_ENV_NAMES), st.sampled_from(_ENV_VALUES))
 
 
 _SCALARS = ("m-a", "m-b", "", "é\U0001f600", "sk-1", -1, 0, 1, 2, None, True, False)
-_MODES = ("allow", "deny", "prompt", "Allow", "")
 _RULE_KEYS = ("fs.read", "mcp__*", "", "10", "2")
 _SCALAR_KEYS = ("model", "api_key", "custom_instructions", "unknown")
-_BROKEN = (
-    "",
-    "{",
-    "[]",
-    "null",
-    '"x"',
-    "\ufeff{}",
-    '{"model": "a",}',
-    '{"model": "a", "model": 1}',
-    '{"model": "\\ud800"}',
-    "{} {}",
-    "\ufeff\ufeff{}",
-    '{"oauth_credentials": {"n": 1e400}}',
-)
-_ENV_NAMES = ("HANZO_API_KEY", "HANZO_MODEL", "OTHER")
-_ENV_VALUES = ("", "env-value", "é")
 
 
 def _server(r: Reader) -> dict[str, Any]:
