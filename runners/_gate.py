@@ -4,8 +4,9 @@ Exit codes (README "Exit codes"; ``hanzo-conformance run`` and ``pytest`` agree)
 
 ====  ==============================================================================
 0     every case as expected: passes, plus divergences the ledgers record (xfail)
-1     an unexpected divergence (fail or error), or a ledger problem (stale,
-      changed, expired, or naming a case, hash or platform that does not exist)
+1     an unexpected divergence (fail or error), a ledger problem (stale,
+      changed, expired, or naming a case, hash or platform that does not exist),
+      or, for ``report``, results of an interrupted run (cases ``not_run``)
 2     usage error: bad arguments, an invalid vector file, ledger or results file,
       an unwritable ``--output``
 130   interrupted (SIGINT); 143: terminated (SIGTERM)
@@ -51,8 +52,12 @@ def finish(doc: dict[str, Any], ledgers: Sequence[Ledger], all_files: Sequence[V
 
 
 def exit_code(doc: Mapping[str, Any]) -> int:
+    """The verdict on a results document; an incomplete run (``not_run`` cases) never
+    passes, so ``report`` on an interrupted run's saved results is not a green gate."""
     summary = doc["summary"]
     if summary["diverged"] or summary.get("expectations", {}).get("problems"):
+        return EXIT_DIVERGED
+    if summary.get("not_run"):
         return EXIT_DIVERGED
     return EXIT_OK
 

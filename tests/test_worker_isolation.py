@@ -300,10 +300,11 @@ def test_an_interrupted_run_keeps_its_ledger_quiet_and_its_reports_readable(
     results_validator().validate(doc)
     assert doc["summary"]["expectations"]["problems"] == []
     assert [r["status"] for r in doc["results"]] == ["pass", "pass", "not_run", "not_run"]
-    assert main(["report", str(results), "--format", "markdown"]) == 0
+    # Readable, but an incomplete run is not a passing gate: 1, as for a divergence.
+    assert main(["report", str(results), "--format", "markdown"]) == 1
     assert "interrupted" in capsys.readouterr().out
     html = tmp_path / "report.html"
-    assert main(["report", str(results), "--format", "html", "--output", str(html)]) == 0
+    assert main(["report", str(results), "--format", "html", "--output", str(html)]) == 1
     assert '"not_run":2' in html.read_text(encoding="utf-8")  # the page's embedded summary
 
 
