@@ -2,16 +2,21 @@
 
     python3 bench/harness_scale.py --cases 1000000 [--per-file 50000]
                                    [--platform python --platform rust --platform js]
+                                   [--library]
 
 Writes ``--cases`` small synthetic cases (as bench/harness_overhead.py does:
 oauth-pkce and mcp-normalization, alternating files of ``--per-file`` cases) into a
-temporary folder, then runs them the streaming way: one file at a time is loaded,
-run on every platform (``runners._run.run_cases``; python and rust served from their
-children, js through its worker, each started once) and every outcome written as
-one JSON line to a results file as soon as it is judged; nothing of a file is kept
-once its outcomes are written. Reports the wall time of the run (generation
-excluded), the peak RSS of the whole process tree (this process, the served
-children, Node: sampled every 100 ms from /proc), and the outcome counts.
+temporary folder, then runs them through the product: ``hanzo-conformance run
+--format json --output results.json`` on those files (a child process; it streams:
+files loaded as reached, the platforms working side by side on chunks, each result
+written as it is judged). Reports the wall time of the run (generation excluded),
+the CPU time of the whole process tree (the CLI, its served children and Node, from
+``getrusage`` once they are reaped), the peak RSS of the tree (sampled every 100 ms
+from /proc), the load average, and the outcome counts from the results' summary.
+
+``--library`` measures the library path instead (``runners._run.run_cases`` called
+one platform after another on one file at a time, outcomes written as JSON lines),
+as the first measurement of this target did.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ import argparse
 import gc
 import json
 import os
+import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -91,54 +98,95 @@ class PeakTreeRss:
         return self.peak
 
 
+def _library_run(paths: list[Path], names: list[str], results: Path) -> dict[str, int]:
+    platforms = [start_platform(name, registry.create(name)) for name in names]
+    counts: dict[str, int] = {}
+    with results.open("w", encoding="utf-8") as out:
+        for path in paths:
+            vector_file = load_vector_file(path)
+            gc.freeze()  # the cases live until the file is done: never rescan them
+            for platform in platforms:
+                for outcome in run_cases(platform, vector_file, vector_file.cases):
+                    record = outcome.to_json()
+                    counts[record["status"]] = counts.get(record["status"], 0) + 1
+                    out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            del vector_file
+            gc.unfreeze()
+            gc.collect()
+    for platform in platforms:
+        if platform.adapter is not None:
+            platform.adapter.stop()
+    return counts
+
+
+def _cli_run(folder: Path, names: list[str], results: Path) -> dict[str, int]:
+    argv = [sys.executable, "-m", "runners", "run", "--no-default-vectors", "-q"]
+    argv += ["--vectors", str(folder), "--format", "json", "--output", str(results)]
+    for name in names:
+        argv += ["--platform", name]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"the run failed ({done.returncode}):\n{done.stderr[-4000:]}")
+    # The summary is the document's last line (results format 2).
+    with results.open("rb") as stream:
+        stream.seek(max(0, results.stat().st_size - (1 << 20)))
+        last = stream.read().rstrip().rsplit(b"\n", 1)[-1].decode("utf-8")
+    summary = json.loads(last.removeprefix("},").removeprefix('"summary":')[:-1])
+    return {s: summary[s] for s in ("pass", "fail", "error", "skip") if summary[s]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=10_000)
     parser.add_argument("--per-file", type=int, default=50_000)
     parser.add_argument("--platform", action="append", default=[])
+    parser.add_argument("--library", action="store_true", help="the library path, not the CLI")
     args = parser.parse_args()
     names = args.platform or ["python", "rust", "js"]
 
     folder = Path(tempfile.mkdtemp(prefix="harness-scale-"))
     try:
+        vectors = folder / "vectors"
         paths = []
         for index, start in enumerate(range(0, args.cases, args.per_file)):
             domain = ("oauth-pkce", "mcp-normalization")[index % 2]
-            sub = folder / f"{index:03d}"
-            sub.mkdir()
+            sub = vectors / f"{index:03d}"
+            sub.mkdir(parents=True)
             count = min(args.per_file, args.cases - start)
             paths.append(write_file(sub, domain, count, seed=index, prefix=f"f{index}-"))
-        load_average = os.getloadavg()[0]
+        load_before = os.getloadavg()
         peak = PeakTreeRss()
+        cpu_before = (
+            resource.getrusage(resource.RUSAGE_SELF),
+            resource.getrusage(resource.RUSAGE_CHILDREN),
+        )
         began = time.perf_counter()
-        platforms = [start_platform(name, registry.create(name)) for name in names]
-        counts: dict[str, int] = {}
-        with (folder / "results.jsonl").open("w", encoding="utf-8") as results:
-            for path in paths:
-                vector_file = load_vector_file(path)
-                gc.freeze()  # the cases live until the file is done: never rescan them
-                for platform in platforms:
-                    for outcome in run_cases(platform, vector_file, vector_file.cases):
-                        record = outcome.to_json()
-                        counts[record["status"]] = counts.get(record["status"], 0) + 1
-                        results.write(json.dumps(record, ensure_ascii=False) + "\n")
-                del vector_file
-                gc.unfreeze()
-                gc.collect()
-        for platform in platforms:
-            if platform.adapter is not None:
-                platform.adapter.stop()
+        results = folder / "results.json"
+        if args.library:
+            counts = _library_run(paths, names, results)
+        else:
+            counts = _cli_run(vectors, names, results)
         elapsed = time.perf_counter() - began
         top = peak.stop()
-        size = (folder / "results.jsonl").stat().st_size
+        after = (
+            resource.getrusage(resource.RUSAGE_SELF),
+            resource.getrusage(resource.RUSAGE_CHILDREN),
+        )
+        cpu = sum(
+            (a.ru_utime - b.ru_utime) + (a.ru_stime - b.ru_stime)
+            for a, b in zip(after, cpu_before, strict=True)
+        )
+        size = results.stat().st_size
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    pairs = args.cases * len(names)
     print(
-        f"{args.cases} cases x {len(names)} platforms ({', '.join(names)}), "
-        f"files of {args.per_file}: {elapsed:.1f} s "
-        f"({elapsed / (args.cases * len(names)) * 1e6:.1f} us per case-platform), "
-        f"peak RSS of the process tree {top / 2**20:.0f} MiB, results {size / 2**20:.0f} MiB, "
-        f"{counts}; load average {load_average:.2f} before, {os.getloadavg()[0]:.2f} after"
+        f"{'library' if args.library else 'CLI'}: {args.cases} cases x {len(names)} platforms "
+        f"({', '.join(names)}), files of {args.per_file}: wall {elapsed:.1f} s "
+        f"({elapsed / pairs * 1e6:.1f} us per case-platform), CPU of the tree {cpu:.1f} s "
+        f"({cpu / pairs * 1e6:.1f} us per case-platform), peak RSS of the tree "
+        f"{top / 2**20:.0f} MiB, results {size / 2**20:.0f} MiB, {counts}; load average "
+        f"{load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after"
     )
 
 

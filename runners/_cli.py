@@ -4,35 +4,36 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gc
 import json
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from adapters.served import IN_PROCESS_ENV
 
-from . import _args
+from . import _args, _stream
 from ._format import canonical
-from ._gate import EXIT_USAGE, exit_code, finish, shard_files
+from ._gate import EXIT_USAGE, exit_code
 from ._history import render_history
 from ._html import render_html
-from ._ledger import ledger_from_results, ledger_text, load_ledger
+from ._ledger import LedgerGate, ledger_from_results, ledger_text, load_ledger
 from ._markdown import render_markdown
 from ._meta import run_metadata
-from ._outcomes import Outcome
 from ._output import check_writable, write_results
 from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, stop_all
 from ._progress import Progress
 from ._progress import wanted as progress_wanted
-from ._report import case_records, document, render_text
-from ._results_file import read_results
-from ._run import StartedPlatform, in_matrix_order, iter_matrix, not_run, start_platform
+from ._report import Problems, render_text, text_report
+from ._results_file import ResultsWriter, put_in_place, read_results
+from ._run import StartedPlatform, start_platform
 from ._schemas import extra_schema_dirs
+from ._vector_stream import VectorSource
 from ._vectors import VECTORS_DIR, VectorFile, load_vectors, vector_paths
 from .exceptions import HarnessError, VectorFileError
 
@@ -99,18 +100,6 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-class Interrupted(BaseException):
-    """SIGINT or SIGTERM arrived during a run; ``code`` is the exit status (128 + signal)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.code = 128 + signum
-
-
-def _raise_interrupted(signum: int, _frame: object) -> None:
-    raise Interrupted(signum)
-
-
 @contextlib.contextmanager
 def _signals(handler: Any) -> Iterator[None]:
     """SIGINT and SIGTERM go to ``handler`` inside the block (main thread only)."""
@@ -125,103 +114,134 @@ def _signals(handler: Any) -> Iterator[None]:
             signal.signal(s, h)
 
 
-def _run_interruptibly(
-    files: list[VectorFile],
-    chosen: Sequence[tuple[str, Any]],
-    on_outcome: Callable[[list[Outcome]], None] | None = None,
-) -> tuple[list[Outcome], list[StartedPlatform], int | None]:
-    """Run the matrix; on SIGINT/SIGTERM stop the workers and keep what finished.
-
-    Returns the outcomes (unfinished cases as ``not_run``), the platforms, and the
-    exit status the signal asks for (130, 143) or None. ``on_outcome`` is told each
-    outcome as it is judged (the progress bar).
-    """
-    outcomes: list[Outcome] = []
-    platforms: list[StartedPlatform] = []
-    interrupted: int | None = None
-    with _signals(_raise_interrupted):
-        try:
-            for name, factory in chosen:
-                platforms.append(start_platform(name, factory))
-            for outcome in iter_matrix(files, platforms):
-                outcomes.append(outcome)
-                if on_outcome is not None:
-                    on_outcome([outcome])
-        except Interrupted as e:
-            interrupted = e.code
-            outcomes.extend(getattr(e, "outcomes", []))  # the cut batch's finished cases
-        finally:
-            with _signals(signal.SIG_IGN):  # stopping and reporting are not interrupted again
-                stop_all(platforms)
-    if interrupted is not None:
-        outcomes.extend(not_run(files, platforms, outcomes))
-    return in_matrix_order(outcomes, files, platforms), platforms, interrupted
-
-
-FREEZE_FROM = 10_000
-"""Cases from which a run keeps the collector off the loaded cases (a full collection
-first costs more than it saves on small runs)."""
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else None
     if output is not None:
         check_writable(output)  # before anything runs: a typo never costs a run
-    all_files = _load(args)
-    if sum(len(vf.cases) for vf in all_files) < FREEZE_FROM:
-        return _run_loaded(args, output, all_files)
-    # The loaded cases live as long as the run: the collector need never scan them again
-    # (collected first, so no garbage is frozen with them; thawed when the run is done).
-    gc.collect()
-    gc.freeze()
-    try:
-        return _run_loaded(args, output, all_files)
-    finally:
-        gc.unfreeze()
-
-
-def _run_loaded(args: argparse.Namespace, output: Path | None, all_files: list[VectorFile]) -> int:
+    vectors = VectorSource(_sources(args), args.domain)
     ledgers = [load_ledger(Path(p)) for p in args.expectations]
-    files = shard_files(all_files, args.shard) if args.shard else all_files
     chosen = factories(args.platform, args.worker, args.case_timeout, args.in_process)
-    progress = _progress_bar(args, files, len(chosen))
-    # After the run, building the report and writing it are not interrupted: a second
-    # Ctrl-C must not lose the results (the run installs its own handler inside).
+    writer = ResultsWriter(_spool_folder(output)) if args.format == "json" else None
+    # The full text report (--output with --format text) lists every problem: they wait
+    # in a file of their own, not in memory.
+    spool = (
+        tempfile.TemporaryFile("w+", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
+        if output is not None and writer is None
+        else None
+    )
+    try:
+        return _stream_run(args, output, vectors, ledgers, chosen, writer, spool)
+    finally:
+        if writer is not None:
+            writer.discard()  # nothing left once the results are in place
+        if spool is not None:
+            spool.close()
+
+
+def _spool_folder(output: Path | None) -> Path | None:
+    """Beside ``--output`` (so the finished file is renamed into place), else the system's."""
+    if output is None or output.is_symlink() or (output.exists() and not output.is_file()):
+        return None
+    return output.parent if str(output.parent) else Path(".")
+
+
+def _stream_run(
+    args: argparse.Namespace,
+    output: Path | None,
+    vectors: VectorSource,
+    ledgers: list[Any],
+    chosen: Sequence[tuple[str, Callable[[], Any]]],
+    writer: ResultsWriter | None,
+    spool: IO[str] | None,
+) -> int:
+    state = _stream.RunState()
+    platforms: list[StartedPlatform] = []
+    progress = _progress_bar(args, vectors, len(chosen))
+    # A signal stops the run between chunks or while it waits, never amid a write; after
+    # the run, building the report and writing it are not interrupted at all.
     with _signals(signal.SIG_IGN):
-        try:
-            outcomes, platforms, interrupted = _run_interruptibly(
-                files, chosen, progress.update if progress else None
-            )
-        finally:
-            if progress:
-                progress.close()
-        doc = document(
-            [o.to_json() for o in outcomes],
-            {p.name: describe(p) for p in platforms},
-            case_records(files),
-        )
-        doc["summary"]["run"] = run_metadata(all_files)
+        with _signals(_stream.interrupt_handler(state)):
+            with contextlib.suppress(_stream.Interrupt):
+                for name, factory in chosen:
+                    state.waiting = True
+                    try:
+                        platforms.append(start_platform(name, factory))
+                    finally:
+                        state.waiting = False
+            by_name = {p.name: p for p in platforms}
+
+            def shared(platform: str, message: str) -> bool:
+                """The message a platform gives every case at once: it did not start, or
+                it was declared broken (known by the time its cases are written)."""
+                p = by_name.get(platform)
+                if p is None:
+                    return False
+                return message in (p.failure, getattr(p.adapter, "broken", None))
+
+            gate = LedgerGate(ledgers, by_name)
+            problems = Problems(shared, args.max_problems, spool)
+            sink = _stream.Sink(gate, problems, writer, progress.update if progress else None)
+            try:
+                interrupted = _stream.run(
+                    vectors.files(),
+                    vectors.runs,
+                    args.shard,
+                    platforms,
+                    sink,
+                    state,
+                    lambda: stop_all(platforms),
+                )
+            finally:
+                stop_all(platforms)
+                if progress:
+                    progress.close()
+        summary = sink.tally.summary({p.name: describe(p) for p in platforms})
+        summary["run"] = run_metadata(sink.digest)
         if args.shard:
-            doc["summary"]["run"]["shard"] = f"{args.shard[0]}/{args.shard[1]}"
-        finish(doc, ledgers, all_files)  # not_run cases are never stale ledger entries
-        code = _report_run(args, doc, output)
-    return interrupted if interrupted is not None else code
+            summary["run"]["shard"] = f"{args.shard[0]}/{args.shard[1]}"
+        if ledgers:
+            summary["expectations"] = {
+                "ledgers": [str(ledger.path) for ledger in ledgers],
+                "problems": [p.to_json() for p in gate.problems()],
+            }
+        summary["clusters"] = [c.to_json() for c in sink.clusters.clusters()]
+        summary["triage"] = sink.triage
+        if sink.triage_omitted:
+            summary["triage_omitted"] = sink.triage_omitted
+        code = _report_run(args, output, summary, sink, writer, spool)
+    return 128 + interrupted if interrupted is not None else code
 
 
-def _report_run(args: argparse.Namespace, doc: dict[str, Any], output: Path | None) -> int:
+def _report_run(
+    args: argparse.Namespace,
+    output: Path | None,
+    summary: dict[str, Any],
+    sink: _stream.Sink,
+    writer: ResultsWriter | None,
+    spool: IO[str] | None,
+) -> int:
     """Print the run's report and write ``--output``; the exit code (before any signal's)."""
-    table = render_text(doc, max_problems=args.max_problems)
-    code = exit_code(doc)
+    causes = sink.clusters.clusters()
+    problems = sink.problems
+    head, tail = text_report(summary, causes, problems, args.max_problems)
+    table = "\n\n".join([*head, *problems.kept[: args.max_problems], *tail])
+    code = exit_code({"summary": summary})
+    failure = None
+    if writer is not None:
+        written = writer.finish(summary)
+        failure = writer.failure and f"hanzo-conformance: {writer.failure}"
+        if output is None:
+            sys.stdout.flush()
+            return EXIT_USAGE if (failure or put_in_place(written, None)) else code
+        failure = failure or put_in_place(written, output)
+    elif output is not None and spool is not None:
+        # The file is the full report: every problem.
+        head, tail = text_report(summary, causes, problems, problems.count)
+        failure = _write_full_report(output, head, spool, tail)
+    print(table)
     if output is None:
-        print(json.dumps(doc, indent=2, ensure_ascii=False) if args.format == "json" else table)
         sys.stdout.flush()
         return code
-    if args.format == "json":
-        text = json.dumps(doc, indent=2, ensure_ascii=False)
-    else:  # the file is the full report: every problem
-        text = render_text(doc, max_problems=len(doc["results"]))
-    failure = write_results(output, text + "\n")
-    print(table)
     if failure:
         print(failure, file=sys.stderr)
         sys.stdout.flush()
@@ -231,13 +251,29 @@ def _report_run(args: argparse.Namespace, doc: dict[str, Any], output: Path | No
     return code
 
 
+def _write_full_report(
+    output: Path, head: list[str], spool: IO[str], tail: list[str]
+) -> str | None:
+    """The text report with every problem block (from ``spool``), written to ``output``."""
+    try:
+        with open(output, "w", encoding="utf-8", errors="backslashreplace") as stream:
+            for part in head:
+                stream.write(part + "\n\n")
+            spool.seek(0)
+            shutil.copyfileobj(spool, stream, 1 << 20)
+            stream.write("\n\n".join(tail) + "\n")
+    except OSError as e:
+        return f"hanzo-conformance: the results could not be written to {output}: {e.strerror or e}"
+    return None
+
+
 def _progress_bar(
-    args: argparse.Namespace, files: list[VectorFile], platforms: int
+    args: argparse.Namespace, vectors: VectorSource, platforms: int
 ) -> Progress | None:
     if not progress_wanted(sys.stderr, args.quiet):
         return None
-    total = sum(len(vf.cases) for vf in files) * platforms
-    return Progress(total)
+    cases = vectors.case_count(args.shard)
+    return Progress(cases * platforms if cases is not None else None)
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -106,20 +106,26 @@ class Cluster:
     platform: str
     pattern: str
     kind: str
-    cases: list[str] = field(default_factory=list)  # domain::case, each once
+    cases: list[str] = field(default_factory=list)  # domain::case, each once (the first `keep`)
     divergences: int = 0
     clauses: set[str] = field(default_factory=set)
     example: Mapping[str, Any] | None = None
     expected: int = 0  # cases whose result is xfail (a ledger records them)
-    _seen: set[str] = field(default_factory=set, repr=False)
+    size: int = 0  # cases in the cluster (``cases`` may list only the first ``keep``)
+    keep: int | None = None  # None: list every case (the HTML report's members)
+    _last: str | None = field(default=None, repr=False)
 
     def add(
         self, case: str, clauses: Sequence[str], entry: Mapping[str, Any], xfail: bool = False
     ) -> None:
         self.divergences += 1
-        if case not in self._seen:
-            self._seen.add(case)
-            self.cases.append(case)
+        # A case has one result per platform and its divergences are added together, so
+        # a case new to the cluster is one other than the last added: no set of every case.
+        if case != self._last:
+            self._last = case
+            self.size += 1
+            if self.keep is None or len(self.cases) < self.keep:
+                self.cases.append(case)
             self.expected += xfail
         self.clauses.update(clauses)
         if self.example is None:
@@ -135,7 +141,7 @@ class Cluster:
             "platform": self.platform,
             "pattern": self.pattern,
             "kind": self.kind,
-            "cases": len(self.cases),
+            "cases": self.size,
             "divergences": self.divergences,
             "clauses": sorted(self.clauses),
             "examples": self.cases[:3],
@@ -148,22 +154,40 @@ def _considered(result: Mapping[str, Any]) -> bool:
     return result["status"] in ("fail", "error", "xfail")
 
 
+class ClusterTally:
+    """Clusters built one result at a time; ``keep`` bounds the case names each one lists."""
+
+    def __init__(self, keep: int | None = None) -> None:
+        self.keep = keep
+        self._by_key: dict[tuple[str, str, str], Cluster] = {}
+
+    def add(self, result: Mapping[str, Any], clauses: Sequence[str] = ()) -> None:
+        if not _considered(result):
+            return
+        platform = result["platform"]
+        name = case_key(result["domain"], result["case"])
+        xfail = result["status"] == "xfail"
+        for d in divergences(result):
+            key = (platform, d.pattern, d.kind)
+            c = self._by_key.get(key)
+            if c is None:
+                c = self._by_key[key] = Cluster(platform, d.pattern, d.kind, keep=self.keep)
+            c.add(name, clauses, d.entry, xfail)
+
+    def clusters(self) -> list[Cluster]:
+        """Largest (most cases) first."""
+        return sorted(self._by_key.values(), key=lambda c: (-c.size, c.platform, c.pattern, c.kind))
+
+
 def clusters(
     results: Sequence[Mapping[str, Any]], cases: Mapping[str, Mapping[str, Any]] | None = None
 ) -> list[Cluster]:
     """Clusters of every platform, largest (most cases) first."""
-    by_key: dict[tuple[str, str, str], Cluster] = {}
+    tally = ClusterTally()
     for r in results:
-        if not _considered(r):
-            continue
         info = (cases or {}).get(case_key(r["domain"], r["case"]), {})
-        name = case_key(r["domain"], r["case"])
-        for d in divergences(r):
-            c = by_key.setdefault(
-                (r["platform"], d.pattern, d.kind), Cluster(r["platform"], d.pattern, d.kind)
-            )
-            c.add(name, info.get("clauses", ()), d.entry, r["status"] == "xfail")
-    return sorted(by_key.values(), key=lambda c: (-len(c.cases), c.platform, c.pattern, c.kind))
+        tally.add(r, info.get("clauses", ()))
+    return tally.clusters()
 
 
 def _example_line(c: Cluster) -> str:
@@ -190,7 +214,7 @@ def render_clusters(cluster_list: Sequence[Cluster], limit: int = 12) -> str:
     lines = ["divergences by cause (largest first):"]
     for c in cluster_list[:limit]:
         where = c.pattern or "(whole output)"
-        n = len(c.cases)
+        n = c.size
         ledgered = ""
         if c.expected:
             ledgered = " (all xfail)" if c.expected == n else f" ({c.expected} xfail)"
@@ -206,14 +230,22 @@ def render_clusters(cluster_list: Sequence[Cluster], limit: int = 12) -> str:
     return "\n".join(lines)
 
 
+_CRASH = cluster_id("", "crash")
+
+
+def annotate_result(r: dict[str, Any]) -> None:
+    """Put the cluster id on each divergence of one result (in place)."""
+    if r["status"] == "error":
+        r["cluster"] = _CRASH
+        return
+    for d in r.get("diff", ()):
+        d["cluster"] = cluster_id(pointer_pattern(d["pointer"]), difference_kind(d))
+    for s in r.get("schema_errors", ()):
+        s["cluster"] = cluster_id(pointer_pattern(s["pointer"]), "output schema")
+
+
 def annotate(doc: dict[str, Any]) -> None:
     """Put the cluster id on each divergence and the cluster list in ``summary.clusters``."""
     for r in doc["results"]:
-        if r["status"] == "error":
-            r["cluster"] = cluster_id("", "crash")
-            continue
-        for d in r.get("diff", ()):
-            d["cluster"] = cluster_id(pointer_pattern(d["pointer"]), difference_kind(d))
-        for s in r.get("schema_errors", ()):
-            s["cluster"] = cluster_id(pointer_pattern(s["pointer"]), "output schema")
+        annotate_result(r)
     doc["summary"]["clusters"] = [c.to_json() for c in clusters(doc["results"], doc.get("cases"))]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import datetime
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,6 +143,141 @@ class _Coverage:
     cluster_entries: list[Entry] = field(default_factory=list)
 
 
+@dataclass
+class _Applied:
+    """One ledger as the gate applies it: the case references of its live entries."""
+
+    ledger: Ledger
+    where: str
+    live: bool  # its platform is in the run
+    expired: dict[int, str] = field(default_factory=dict)  # entry index -> its problem
+    refs: dict[str, list[tuple[Entry, str]]] = field(default_factory=dict)  # key -> entry, hash
+    result_problems: list[GateProblem] = field(default_factory=list)
+
+    def problem(self, kind: str, message: str) -> GateProblem:
+        return GateProblem(kind, self.where, self.ledger.platform, f"{self.where}: {message}")
+
+
+class LedgerGate:
+    """The ledgers applied one result at a time (a run streams its results through it).
+
+    ``see_case`` is told every case that exists (``domain::case`` and its content
+    hash), also those outside the run's domains or shard; only the ones the ledgers
+    name are kept. ``judge`` marks an expected divergence ``xfail`` in place;
+    ``problems`` is the gate's other problems once every case and result went through.
+    """
+
+    def __init__(
+        self,
+        ledgers: Sequence[Ledger],
+        platforms: Iterable[str],
+        today: datetime.date | None = None,
+    ) -> None:
+        today = today or _today()
+        names = set(platforms)
+        self._applied: list[_Applied] = []
+        self._by_platform: dict[str, list[_Applied]] = {}
+        self._known: dict[str, str] = {}
+        for ledger in ledgers:
+            applied = _Applied(ledger, str(ledger.path), ledger.platform in names)
+            self._applied.append(applied)
+            if not applied.live:
+                continue
+            self._by_platform.setdefault(ledger.platform, []).append(applied)
+            for entry in ledger.entries:
+                expires = entry.raw.get("expires")
+                if expires and datetime.date.fromisoformat(expires) < today:
+                    applied.expired[entry.index] = (
+                        f"{entry.describe()} expired on {expires}: fix or renew it"
+                    )
+                    continue
+                for ref in entry.cases:
+                    key = case_key(ref["domain"], ref["case"])
+                    applied.refs.setdefault(key, []).append((entry, ref["hash"]))
+        self._named = {key for a in self._applied for key in a.refs}
+        self._platforms = sorted(names)
+
+    def names(self, domain: str, case: str) -> bool:
+        """Whether a ledger names this case (its results must go through ``judge``)."""
+        return bool(self._named) and case_key(domain, case) in self._named
+
+    def see_case(self, key: str, content_hash: str) -> None:
+        if key in self._named:
+            self._known[key] = content_hash
+
+    def judge(self, result: dict[str, Any]) -> None:
+        """Mark ``result`` xfail if a ledger records exactly how it fails; note stale entries."""
+        for applied in self._by_platform.get(result["platform"], ()):
+            if result["status"] in ("skip", "not_run"):
+                return
+            key = case_key(result["domain"], result["case"])
+            refs = applied.refs.get(key)
+            if not refs:
+                continue
+            cover = _Coverage()
+            for entry, recorded_hash in refs:
+                if recorded_hash != result["case_hash"]:
+                    continue  # a changed-hash problem (reported once, by ``problems``)
+                if entry.cluster:
+                    cover.cluster_entries.append(entry)
+                else:
+                    cover.case_entry = entry
+            if cover.case_entry is None and not cover.cluster_entries:
+                continue
+
+            def problem(kind: str, message: str, applied: _Applied = applied) -> None:
+                applied.result_problems.append(applied.problem(kind, message))
+
+            if result["status"] == "pass":
+                case_entries = [cover.case_entry] if cover.case_entry else []
+                for entry in [*case_entries, *cover.cluster_entries]:
+                    what = (
+                        f"remove case {key} from {entry.describe()}"
+                        if entry.cluster and len(entry.cases) > 1
+                        else f"delete {entry.describe()}"
+                    )
+                    problem("stale", f"{key} now passes on {applied.ledger.platform}: {what}")
+                continue
+            _judge_expected(result, key, cover, applied.ledger, problem)
+
+    def problems(self) -> list[GateProblem]:
+        """Per ledger, in entry order: its entries' problems, then its results' problems."""
+        out: list[GateProblem] = []
+        for applied in self._applied:
+            if not applied.live:
+                out.append(
+                    applied.problem(
+                        "unknown-platform",
+                        f"names platform {applied.ledger.platform!r}, which is not in this run "
+                        f"(platforms: {', '.join(self._platforms) or 'none'})",
+                    )
+                )
+                continue
+            out.extend(self._entry_problems(applied))
+            out.extend(applied.result_problems)
+        return out
+
+    def _entry_problems(self, applied: _Applied) -> Iterator[GateProblem]:
+        for entry in applied.ledger.entries:
+            if entry.index in applied.expired:
+                yield applied.problem("expired", applied.expired[entry.index])
+                continue
+            for ref in entry.cases:
+                key = case_key(ref["domain"], ref["case"])
+                known = self._known.get(key)
+                if known is None:
+                    yield applied.problem(
+                        "unknown-case", f"{entry.describe()} names case {key}, which does not exist"
+                    )
+                elif known != ref["hash"]:
+                    yield applied.problem(
+                        "changed-hash",
+                        f"{entry.describe()} names case {key} with hash {ref['hash'][:12]}…, but "
+                        f"the case now hashes to {known[:12]}… (the vector changed): "
+                        "check the case again and re-record the entry",
+                    )
+
+
 def apply_ledgers(
     doc: dict[str, Any],
     ledgers: Sequence[Ledger],
@@ -154,67 +289,12 @@ def apply_ledgers(
     ``known_cases`` maps ``domain::case`` to the content hash of every case that
     exists (also those outside this run's domains or shard, which are not judged).
     """
-    today = today or _today()
-    problems: list[GateProblem] = []
-    platforms = set(doc["summary"]["platforms"])
-    for ledger in ledgers:
-        where = str(ledger.path)
-
-        def problem(kind: str, message: str, ledger: Ledger = ledger, where: str = where) -> None:
-            problems.append(GateProblem(kind, where, ledger.platform, f"{where}: {message}"))
-
-        if ledger.platform not in platforms:
-            problem(
-                "unknown-platform",
-                f"names platform {ledger.platform!r}, which is not in this run "
-                f"(platforms: {', '.join(sorted(platforms)) or 'none'})",
-            )
-            continue
-        coverage: dict[str, _Coverage] = {}
-        for entry in ledger.entries:
-            expires = entry.raw.get("expires")
-            if expires and datetime.date.fromisoformat(expires) < today:
-                problem("expired", f"{entry.describe()} expired on {expires}: fix or renew it")
-                continue
-            for ref in entry.cases:
-                key = case_key(ref["domain"], ref["case"])
-                if key not in known_cases:
-                    problem(
-                        "unknown-case", f"{entry.describe()} names case {key}, which does not exist"
-                    )
-                elif known_cases[key] != ref["hash"]:
-                    problem(
-                        "changed-hash",
-                        f"{entry.describe()} names case {key} with hash {ref['hash'][:12]}…, but "
-                        f"the case now hashes to {known_cases[key][:12]}… (the vector changed): "
-                        "check the case again and re-record the entry",
-                    )
-                else:
-                    cover = coverage.setdefault(key, _Coverage())
-                    if entry.cluster:
-                        cover.cluster_entries.append(entry)
-                    else:
-                        cover.case_entry = entry
-        for result in doc["results"]:
-            if result["platform"] != ledger.platform:
-                continue
-            key = case_key(result["domain"], result["case"])
-            covered = coverage.get(key)
-            if covered is None or result["status"] in ("skip", "not_run"):
-                continue
-            cover = covered
-            entries = [*([cover.case_entry] if cover.case_entry else []), *cover.cluster_entries]
-            if result["status"] == "pass":
-                for entry in entries:
-                    what = (
-                        f"remove case {key} from {entry.describe()}"
-                        if entry.cluster and len(entry.cases) > 1
-                        else f"delete {entry.describe()}"
-                    )
-                    problem("stale", f"{key} now passes on {ledger.platform}: {what}")
-                continue
-            _judge_expected(result, key, cover, ledger, problem)
-    return problems
+    gate = LedgerGate(ledgers, doc["summary"]["platforms"], today)
+    for key, content_hash in known_cases.items():
+        gate.see_case(key, content_hash)
+    for result in doc["results"]:
+        gate.judge(result)
+    return gate.problems()
 
 
 def _judge_expected(

@@ -90,7 +90,7 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
         out.append("|---|---|---|---|---|---|")
         for c in found:
             out.append(
-                f"| {_escape(c.platform)} | {len(c.cases)} | `{_escape(c.pattern or '(whole)')}` "
+                f"| {_escape(c.platform)} | {c.size} | `{_escape(c.pattern or '(whole)')}` "
                 f"| {_escape(c.kind)} | {_escape(', '.join(sorted(c.clauses)))} "
                 f"| {_escape(', '.join(c.cases[:3]))} |"
             )

@@ -40,22 +40,36 @@ def git_commit(folder: Path = REPO_ROOT) -> str | None:
     return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
-def vectors_version(files: Iterable[VectorFile]) -> dict[str, Any]:
-    """A version that changes whenever any case does: a hash of every case's content hash."""
-    digest = hashlib.sha256()
-    per_file = {}
-    for vf in sorted(files, key=lambda f: f.domain):
+class VectorsDigest:
+    """``vectors_version`` built one file at a time; files must come in domain order."""
+
+    def __init__(self) -> None:
+        self._digest = hashlib.sha256()
+        self._per_file: dict[str, dict[str, Any]] = {}
+
+    def add(self, vf: VectorFile) -> None:
         file_digest = hashlib.sha256()
+        digest = self._digest
         for case in sorted(vf.cases, key=lambda c: c.id):
             line = f"{vf.domain}::{case.id}:{case.content_hash()}\n".encode()
             file_digest.update(line)
             digest.update(line)
-        per_file[vf.domain] = {
+        self._per_file[vf.domain] = {
             "format": vf.version,
             "cases": len(vf.cases),
             "sha256": file_digest.hexdigest(),
         }
-    return {"version": digest.hexdigest()[:16], "files": per_file}
+
+    def version(self) -> dict[str, Any]:
+        return {"version": self._digest.hexdigest()[:16], "files": dict(self._per_file)}
+
+
+def vectors_version(files: Iterable[VectorFile]) -> dict[str, Any]:
+    """A version that changes whenever any case does: a hash of every case's content hash."""
+    digest = VectorsDigest()
+    for vf in sorted(files, key=lambda f: f.domain):
+        digest.add(vf)
+    return digest.version()
 
 
 def harness_version() -> str:
@@ -65,10 +79,11 @@ def harness_version() -> str:
         return "unknown"
 
 
-def run_metadata(files: Iterable[VectorFile]) -> dict[str, Any]:
-    """``summary.run`` of a results document."""
+def run_metadata(files: Iterable[VectorFile] | VectorsDigest) -> dict[str, Any]:
+    """``summary.run`` of a results document (from the files, or their digest made as
+    a streamed run loaded them)."""
     run: dict[str, Any] = {
-        "vectors": vectors_version(files),
+        "vectors": files.version() if isinstance(files, VectorsDigest) else vectors_version(files),
         "harness": {"version": harness_version()},
         "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }

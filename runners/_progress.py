@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterable
-from typing import TextIO
+from collections.abc import Iterable, Mapping
+from typing import Any, TextIO
 
 from ._outcomes import Outcome
 
@@ -25,24 +25,31 @@ def wanted(stream: TextIO, quiet: bool) -> bool:
 class Progress:
     WIDTH = 30
 
-    def __init__(self, total: int, stream: TextIO | None = None, min_interval: float = 0.1):
-        self.total = max(total, 1)
+    def __init__(
+        self, total: int | None, stream: TextIO | None = None, min_interval: float = 0.1
+    ) -> None:
+        self.total = max(total, 1) if total is not None else None  # None: not known ahead
         self.stream = stream or sys.stderr
         self.done = 0
         self.failed = 0
         self.min_interval = min_interval
         self._last = 0.0
 
-    def update(self, outcomes: Iterable[Outcome]) -> None:
+    def update(self, outcomes: Iterable[Outcome | Mapping[str, Any]]) -> None:
         for o in outcomes:
             self.done += 1
-            self.failed += o.status in ("fail", "error")
+            status = o["status"] if isinstance(o, Mapping) else o.status
+            self.failed += status in ("fail", "error")
         now = time.monotonic()
-        if now - self._last >= self.min_interval or self.done >= self.total:
+        if now - self._last >= self.min_interval or (
+            self.total is not None and self.done >= self.total
+        ):
             self._last = now
             self.draw()
 
     def line(self) -> str:
+        if self.total is None:
+            return f"{self.done} results, {self.failed} failing"
         filled = self.WIDTH * min(self.done, self.total) // self.total
         bar = "#" * filled + "-" * (self.WIDTH - filled)
         return f"[{bar}] {self.done}/{self.total} results, {self.failed} failing"

@@ -7,9 +7,9 @@ Everything here works on the JSON document a run writes
 from __future__ import annotations
 
 import json
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import IO, Any
 
 from ._textsafe import bound, shown
 
@@ -18,25 +18,47 @@ from ._textsafe import bound, shown
 STATUSES = ("pass", "fail", "error", "skip", "xfail", "not_run")
 
 
+class Tally:
+    """The summary's counts, built one result at a time (``summarize`` over a stream)."""
+
+    def __init__(self) -> None:
+        self.totals: Counter[str] = Counter()
+        self.cells: dict[str, dict[str, Counter[str]]] = {}
+
+    def add(self, status: str, domain: str, platform: str) -> None:
+        self.totals[status] += 1
+        row = self.cells.get(domain)
+        if row is None:
+            row = self.cells[domain] = {}
+        cell = row.get(platform)
+        if cell is None:
+            cell = row[platform] = Counter()
+        cell[status] += 1
+
+    def summary(self, platforms: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        totals = self.totals
+        return {
+            "total": sum(totals.values()),
+            **{s: totals.get(s, 0) for s in STATUSES},
+            "diverged": totals.get("fail", 0) + totals.get("error", 0) > 0,
+            "platforms": dict(platforms),
+            "matrix": {
+                domain: {
+                    platform: {s: c.get(s, 0) for s in STATUSES}
+                    for platform, c in by_platform.items()
+                }
+                for domain, by_platform in self.cells.items()
+            },
+        }
+
+
 def summarize(
     results: Sequence[Mapping[str, Any]], platforms: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, Any]:
-    totals = Counter(r["status"] for r in results)
-    cells: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
+    tally = Tally()
     for r in results:
-        cells[r["domain"]][r["platform"]][r["status"]] += 1
-    return {
-        "total": len(results),
-        **{s: totals.get(s, 0) for s in STATUSES},
-        "diverged": totals.get("fail", 0) + totals.get("error", 0) > 0,
-        "platforms": dict(platforms),
-        "matrix": {
-            domain: {
-                platform: {s: c.get(s, 0) for s in STATUSES} for platform, c in by_platform.items()
-            }
-            for domain, by_platform in cells.items()
-        },
-    }
+        tally.add(r["status"], r["domain"], r["platform"])
+    return tally.summary(platforms)
 
 
 def document(
@@ -89,11 +111,12 @@ def _cell(counts: Mapping[str, int]) -> str:
 
 
 def render_table(doc: Mapping[str, Any]) -> str:
-    summary = doc["summary"]
+    summary = doc["summary"]  # the table needs only the summary (a streamed run has no results)
     matrix = summary["matrix"]
     platforms = list(summary["platforms"]) or sorted({p for row in matrix.values() for p in row})
+    # A case has one result per platform: the first platform's cell counts every case.
     cases = (
-        Counter(r["domain"] for r in doc["results"] if r["platform"] == platforms[0])
+        {domain: sum(row.get(platforms[0], {}).values()) for domain, row in matrix.items()}
         if platforms
         else {}
     )
@@ -198,11 +221,61 @@ def _platform_messages(summary: Mapping[str, Any]) -> dict[tuple[str, str], str]
     return shared
 
 
-def _render_shared(platform: str, message: str, results: Sequence[Mapping[str, Any]]) -> str:
+def _render_shared(platform: str, message: str, count: int, names: Sequence[str]) -> str:
     """Cases that failed for one platform-level reason: one block, not one per case."""
-    names = [f"{r['domain']}::{r['case']}" for r in results]
-    listed = ", ".join(names[:5]) + (f", … ({len(names) - 5} more)" if len(names) > 5 else "")
-    return f"ERROR {len(results)} case(s) [{platform}]\n  {bound(message)}\n  cases: {listed}"
+    listed = ", ".join(names[:5]) + (f", … ({count - 5} more)" if count > 5 else "")
+    return f"ERROR {count} case(s) [{platform}]\n  {bound(message)}\n  cases: {listed}"
+
+
+class Problems:
+    """The text report's failure blocks, built one result at a time.
+
+    Errors a platform gave many cases at once (``shared(platform, message)``: it did
+    not start, it was declared broken) make one block each, counted; every other
+    failure is a block of its own. The first ``keep`` blocks are kept; with a
+    ``sink``, every block is also written there (a full report of any size).
+    """
+
+    def __init__(
+        self, shared: Callable[[str, str], bool], keep: int, sink: IO[str] | None = None
+    ) -> None:
+        self.shared = shared
+        self.keep = keep
+        self.sink = sink
+        self.count = 0
+        self.kept: list[str] = []
+        self.groups: dict[tuple[str, str], tuple[list[int], list[str]]] = {}
+
+    def add(self, r: Mapping[str, Any], info: Mapping[str, Any] | None) -> None:
+        status = r["status"]
+        if status != "fail" and status != "error":
+            return
+        platform = r["platform"]
+        message = r.get("message", "")
+        if status == "error" and self.shared(platform, message):
+            count, names = self.groups.setdefault((platform, message), ([0], []))
+            count[0] += 1
+            if len(names) < 5:
+                names.append(f"{r['domain']}::{r['case']}")
+            return
+        self.count += 1
+        if len(self.kept) < self.keep or self.sink is not None:
+            text = render_problem(r, r.get("input"), case_info=info)
+            if len(self.kept) < self.keep:
+                self.kept.append(text)
+            if self.sink is not None:
+                self.sink.write(text + "\n\n")
+
+    def shared_blocks(self) -> list[str]:
+        return [
+            _render_shared(platform, message, count[0], names)
+            for (platform, message), (count, names) in self.groups.items()
+        ]
+
+
+def shared_messages(summary: Mapping[str, Any]) -> Callable[[str, str], bool]:
+    found = _platform_messages(summary)
+    return lambda platform, message: (platform, message) in found
 
 
 def _render_platform(name: str, info: Mapping[str, Any]) -> list[str]:
@@ -231,47 +304,52 @@ def _render_platform(name: str, info: Mapping[str, Any]) -> list[str]:
 def render_text(doc: Mapping[str, Any], max_problems: int = 50) -> str:
     summary = doc["summary"]
     cases = doc.get("cases", {})
-    from ._clusters import clusters, render_clusters  # imports this module
+    from ._clusters import ClusterTally  # imports this module
 
-    parts = []
-    by_cause = render_clusters(clusters(doc["results"], cases))
-    if by_cause:
-        parts.append(by_cause)
-    shared_messages = _platform_messages(summary)
-    shared: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
-    problems = []
+    causes = ClusterTally(keep=3)
+    problems = Problems(shared_messages(summary), max_problems)
     for r in doc["results"]:
-        if r["status"] not in ("fail", "error"):
+        if r["status"] in ("pass", "skip", "not_run"):
             continue
-        key = (r["platform"], r.get("message", ""))
-        if r["status"] == "error" and key in shared_messages:
-            shared[key].append(r)
-        else:
-            problems.append(r)
-    parts.extend(_render_shared(p, m, rs) for (p, m), rs in shared.items())
-    for r in problems[:max_problems]:
         info = cases.get(case_key(r["domain"], r["case"]))
-        parts.append(render_problem(r, r.get("input"), case_info=info))
-    if len(problems) > max_problems:
-        parts.append(f"… {len(problems) - max_problems} more problems (see the full report)")
-    parts.append(render_table(doc))
+        causes.add(r, (info or {}).get("clauses", ()))
+        problems.add(r, info)
+    head, tail = text_report(summary, causes.clusters(), problems, max_problems)
+    return "\n\n".join([*head, *problems.kept[:max_problems], *tail])
+
+
+def text_report(
+    summary: Mapping[str, Any], causes: Sequence[Any], problems: Problems, max_problems: int
+) -> tuple[list[str], list[str]]:
+    """The text report around its failure blocks: (what comes before them, what after)."""
+    from ._clusters import render_clusters  # imports this module
+
+    head = []
+    by_cause = render_clusters(causes)
+    if by_cause:
+        head.append(by_cause)
+    head.extend(problems.shared_blocks())
+    tail = []
+    if problems.count > max_problems:
+        tail.append(f"… {problems.count - max_problems} more problems (see the full report)")
+    tail.append(render_table({"summary": summary}))
     platform_lines = [
         line for name, info in summary["platforms"].items() for line in _render_platform(name, info)
     ]
     if platform_lines:
-        parts.append("platforms:\n" + "\n".join(platform_lines))
-    parts.extend(_gate_sections(doc))
+        tail.append("platforms:\n" + "\n".join(platform_lines))
+    tail.extend(_gate_sections({"summary": summary}))
     unfinished = summary.get("not_run", 0)
     verdict = "INTERRUPTED" if unfinished else "DIVERGED" if summary["diverged"] else "OK"
     if verdict == "OK" and summary.get("expectations", {}).get("problems"):
         verdict = "GATE FAILED"
     xfail = f", {summary['xfail']} xfail" if summary.get("xfail") else ""
-    parts.append(
+    tail.append(
         f"{verdict}: {summary['total']} results: {summary['pass']} pass, {summary['fail']} fail, "
         f"{summary['error']} error, {summary['skip']} skip{xfail}"
         + (f", {unfinished} not run" if unfinished else "")
     )
-    return "\n\n".join(parts)
+    return head, tail
 
 
 def _gate_sections(doc: Mapping[str, Any]) -> list[str]:

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from ._schemas import pointer, results_validator
 from ._textsafe import bound
@@ -40,3 +46,118 @@ def read_results(path: Path) -> dict[str, Any]:
             + (f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else "")
         )
     return doc  # type: ignore[no-any-return]
+
+
+FORMAT = 2
+"""Results documents written since issue 13: one result (and one case) per line, the
+summary last, so a run writes each result as it is judged. Still one JSON document
+(``results.schema.json``); documents without ``format`` (written whole) read the same."""
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+class ResultsWriter:
+    """A results document written while the run goes, then put in place at once.
+
+    Results go to a temporary file beside ``destination`` (or in the system's
+    temporary folder), case records to a second one; ``finish`` appends the cases
+    and the summary and returns the finished file. A write that fails (a full disk)
+    is remembered in ``failure`` and later writes are skipped: the run goes on.
+    """
+
+    def __init__(self, folder: Path | None) -> None:
+        self.failure: str | None = None
+        self._results = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed by finish/discard
+            "w",
+            dir=folder,
+            prefix=".hanzo-conformance-results-",
+            suffix=".json",
+            delete=False,
+            encoding="utf-8",
+            errors="backslashreplace",
+        )
+        self.path = Path(self._results.name)
+        self._cases = tempfile.TemporaryFile(  # noqa: SIM115 - closed by finish/discard
+            "w+", encoding="utf-8", errors="backslashreplace", dir=folder
+        )
+        self._separator = "\n"
+        self._case_separator = "\n"
+        self._write(self._results, f'{{"format":{FORMAT},"results":[')
+
+    def _write(self, stream: IO[str], text: str) -> None:
+        if self.failure is None:
+            try:
+                stream.write(text)
+            except OSError as e:
+                self.failure = f"the results could not be written: {e.strerror or e}"
+
+    def results(self, records: Iterable[Mapping[str, Any]]) -> None:
+        encode = _ENCODER.encode
+        self.lines([encode(r) for r in records])
+
+    def lines(self, lines: list[str]) -> None:
+        """Results already encoded, one JSON object each (compact, as ``results`` writes)."""
+        if lines:
+            self._write(self._results, self._separator + ",\n".join(lines))
+            self._separator = ",\n"
+
+    def cases(self, records: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
+        encode = _ENCODER.encode
+        lines = [f"{encode(key)}:{encode(record)}" for key, record in records]
+        if lines:
+            self._write(self._cases, self._case_separator + ",\n".join(lines))
+            self._case_separator = ",\n"
+
+    def finish(self, summary: Mapping[str, Any]) -> Path:
+        self._write(self._results, '\n],"cases":{')
+        if self.failure is None:
+            try:
+                self._cases.seek(0)
+                shutil.copyfileobj(self._cases, self._results, 1 << 20)
+            except OSError as e:
+                self.failure = f"the results could not be written: {e.strerror or e}"
+        self._write(self._results, '\n},"summary":' + _ENCODER.encode(summary) + "}\n")
+        for stream in (self._results, self._cases):
+            try:
+                stream.close()
+            except OSError as e:
+                self.failure = self.failure or f"the results could not be written: {e}"
+        return self.path
+
+    def discard(self) -> None:
+        for stream in (self._results, self._cases):
+            with contextlib.suppress(OSError):
+                stream.close()
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+
+
+def put_in_place(written: Path, destination: Path | None) -> str | None:
+    """Move a finished results file to ``destination`` (stdout when None); the error, if any."""
+    try:
+        if destination is None:
+            sys.stdout.flush()
+            binary = getattr(sys.stdout, "buffer", None)  # None: a text stream (captured)
+            with written.open(
+                "rb" if binary else "r", encoding=None if binary else "utf-8"
+            ) as stream:
+                shutil.copyfileobj(stream, binary or sys.stdout, 1 << 20)
+            (binary or sys.stdout).flush()
+            return None
+        in_place = not destination.is_symlink() and (
+            not destination.exists() or destination.is_file()
+        )
+        if in_place and written.parent.resolve() == destination.parent.resolve():
+            os.replace(written, destination)
+            return None
+        with written.open("rb") as source, destination.open("wb") as target:
+            shutil.copyfileobj(source, target, 1 << 20)
+        return None
+    except OSError as e:
+        return (
+            f"hanzo-conformance: the results could not be written to "
+            f"{destination or 'stdout'}: {e.strerror or e}"
+        )
+    finally:
+        with contextlib.suppress(OSError):
+            written.unlink()

@@ -1,0 +1,412 @@
+"""The CLI's run: the platforms work side by side on bounded chunks of cases, and each
+chunk's results are judged by the gate, counted and written before the next (issue 13).
+
+Each platform has a thread that runs ``run_cases`` on one chunk after another (python
+and rust are served children, js a Node worker: while one thread waits on its child,
+the others' children work and the harness judges). The main thread hands out the
+chunks a few ahead, and takes the chunks back in order: every result goes through the
+ledgers, into the counts, the clusters and the text report's blocks, and out to the
+results file; then it is dropped. Nothing kept grows with the number of cases beyond
+counters and a bounded number of examples.
+
+A signal (SIGINT, SIGTERM) stops the run: the platform threads are stopped where they
+are (their cut chunk keeps the cases fully answered, as ``run_cases`` hands them over
+when interrupted), the platforms are stopped, and every case not finished is written
+``not_run``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import gc
+import json
+import queue
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from ._clusters import ClusterTally, annotate_result
+from ._compare import MISSING
+from ._gate import in_shard
+from ._ledger import LedgerGate
+from ._meta import VectorsDigest
+from ._outcomes import Outcome
+from ._report import Problems, Tally, case_key
+from ._results_file import ResultsWriter
+from ._run import StartedPlatform, run_cases
+from ._triage import triage
+from ._vectors import Case, VectorFile
+
+CHUNK_CASES = 2000
+"""Cases a platform is given at once: large enough to batch well, small enough that the
+chunks in flight stay small and an interrupted run loses little."""
+
+AHEAD = 3
+"""Chunks handed to the platforms beyond the one being written (so they never wait)."""
+
+TRIAGE_KEPT = 1000
+"""Triage suspects kept in the summary; the rest are counted (``triage_omitted``)."""
+
+_JOIN_S = 5.0
+
+
+class StopRun(BaseException):
+    """Raised inside a platform thread to stop it (asynchronously, at a signal)."""
+
+
+class _PlatformThread:
+    """Runs one platform's chunks in order; hands back each chunk's outcomes."""
+
+    def __init__(self, platform: StartedPlatform) -> None:
+        self.platform = platform
+        self.jobs: queue.Queue[tuple[VectorFile, tuple[Case, ...]] | None] = queue.Queue()
+        self.done: queue.Queue[tuple[tuple[Case, ...], list[Outcome], bool]] = queue.Queue()
+        self.in_run = False
+        self.thread = threading.Thread(target=self._loop, name=platform.name, daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
+        try:
+            while (job := self.jobs.get()) is not None:
+                vf, cases = job
+                self.in_run = True
+                try:
+                    outcomes = run_cases(self.platform, vf, cases)
+                except StopRun as stop:
+                    self.in_run = False
+                    # The cut chunk's cases fully answered (run_cases's interrupted path).
+                    self.done.put((cases, list(getattr(stop, "outcomes", [])), True))
+                    return
+                self.in_run = False
+                self.done.put((cases, outcomes, False))
+        except StopRun:
+            return
+
+    def stop(self, at_once: bool = True) -> None:
+        """Stop the thread at once if it is running a chunk, else when it next wakes."""
+        if at_once and self.in_run and self.thread.is_alive() and self.thread.ident is not None:
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                ctypes.c_ulong(self.thread.ident), ctypes.py_object(StopRun)
+            )
+        self.jobs.put(None)
+
+
+class _Prefetched:
+    """The files, each loaded on a thread of its own while the previous one runs.
+
+    ``take`` may be interrupted by a signal and called again: nothing is lost but the
+    file being handed over at that instant.
+    """
+
+    def __init__(self, files: Iterator[VectorFile]) -> None:
+        self._box: queue.Queue[tuple[VectorFile | None, BaseException | None]] = queue.Queue(
+            maxsize=1
+        )
+        self._over = False
+        threading.Thread(target=self._load, args=(files,), name="load", daemon=True).start()
+
+    def _load(self, files: Iterator[VectorFile]) -> None:
+        try:
+            for vf in files:
+                self._box.put((vf, None))
+                # The next file loads once this one is taken: at most the file being run
+                # and the next one are held, whatever the number of files.
+                self._box.join()
+        except BaseException as e:  # VectorFileError: raised where the run takes the file
+            self._box.put((None, e))
+            return
+        self._box.put((None, None))
+
+    def take(self) -> VectorFile | None:
+        """The next file; None after the last; the loader's error where it stopped."""
+        if self._over:
+            return None
+        vf, error = self._box.get()
+        self._box.task_done()
+        if vf is None:
+            self._over = True
+        if error is not None:
+            raise error
+        return vf
+
+    def rest(self) -> Iterator[VectorFile]:
+        while (vf := self.take()) is not None:
+            yield vf
+
+
+class Sink:
+    """Where judged results go: the ledger gate, the counts, clusters, report and file."""
+
+    def __init__(
+        self,
+        gate: LedgerGate,
+        problems: Problems,
+        writer: ResultsWriter | None,
+        on_results: Callable[[list[Outcome]], None] | None = None,
+    ) -> None:
+        self.gate = gate
+        self.problems = problems
+        self.writer = writer
+        self.on_results = on_results
+        self.tally = Tally()
+        self.clusters = ClusterTally(keep=3)
+        self.digest = VectorsDigest()
+        self.triage: list[dict[str, Any]] = []
+        self.triage_omitted = 0
+
+    def seen(self, vf: VectorFile) -> None:
+        """A loaded file (run or not): its cases exist, for the ledgers and the version."""
+        self.digest.add(vf)
+        see = self.gate.see_case
+        for case in vf.cases:
+            see(case_key(vf.domain, case.id), case.content_hash())
+
+    def chunk(self, cases: Sequence[Case], outcomes: Sequence[Sequence[Outcome]]) -> None:
+        """One chunk's outcomes, a list per platform (in platform order)."""
+        # Cases with a result other than pass get the full treatment (records for the
+        # gate, clusters, report blocks and triage); the rest, nearly every result of a
+        # healthy run, are counted and written from pieces (see ``_pass_line``).
+        odd = {o.case for per_platform in outcomes for o in per_platform if o.status != "pass"}
+        named = self.gate.names
+        by_case = {c.id: c for c in cases}
+        add = self.tally.add
+        writer = self.writer
+        lines: list[str] = []
+        records: list[dict[str, Any]] = []  # of odd cases, for triage
+        heads: dict[str, str] = {}
+        for per_platform in outcomes:
+            for o in per_platform:
+                if o.status == "pass" and o.case not in odd and not named(o.domain, o.case):
+                    add("pass", o.domain, o.platform)
+                    if writer is not None:
+                        lines.append(_pass_line(o, heads))
+                    continue
+                r = self._judged(o, by_case.get(o.case))
+                if o.case in odd:
+                    records.append(r)
+                if writer is not None:
+                    lines.append(_ENCODE(r))
+        if records and len(outcomes) > 2:
+            for suspect in triage(records):
+                if len(self.triage) < TRIAGE_KEPT:
+                    self.triage.append(suspect)
+                else:
+                    self.triage_omitted += 1
+        if writer is not None:
+            writer.lines(lines)
+            writer.cases((case_key(c.domain, c.id), _case_record(c)) for c in cases)
+        if self.on_results is not None:
+            self.on_results([o for per_platform in outcomes for o in per_platform])
+
+    def _judged(self, o: Outcome, case: Case | None) -> dict[str, Any]:
+        """The outcome's record, through the ledgers, counted, clustered and reported."""
+        r = o.to_json()
+        self.gate.judge(r)
+        status = r["status"]
+        self.tally.add(status, r["domain"], r["platform"])
+        if status in ("fail", "error", "xfail"):
+            annotate_result(r)
+            self.clusters.add(r, case.clauses if case is not None else ())
+            self.problems.add(r, _case_info(case) if case is not None else None)
+        return r
+
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def _pass_line(o: Outcome, heads: dict[str, str]) -> str:
+    """``json(o.to_json())`` of a passing outcome, the case's part made once for every platform."""
+    head = heads.get(o.case)
+    if head is None:
+        head = heads[o.case] = (
+            f'{{"domain":{_ENCODE(o.domain)},"case":{_ENCODE(o.case)},'
+            f'"case_hash":{_ENCODE(o.case_hash)},"platform":'
+        )
+    actual = "" if o.actual is MISSING else f',"actual":{_ENCODE(o.actual)}'
+    return f'{head}{_ENCODE(o.platform)},"status":"pass"{actual},"diff":[]}}'
+
+
+def _case_info(case: Case) -> dict[str, Any]:
+    return {"description": case.description, "clauses": list(case.clauses), "input": case.input}
+
+
+def _case_record(c: Case) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "description": c.description,
+        "clauses": list(c.clauses),
+        "tags": list(c.tags),
+        "input": c.input,
+    }
+    if c.expects_error:
+        record["error"] = c.error
+    else:
+        record["expected"] = c.expected
+    return record
+
+
+def _chunks(cases: tuple[Case, ...]) -> Iterator[tuple[Case, ...]]:
+    for start in range(0, len(cases), CHUNK_CASES):
+        yield cases[start : start + CHUNK_CASES]
+
+
+def _not_run(cases: Sequence[Case], platform: str, done: Sequence[Outcome]) -> list[Outcome]:
+    """The chunk's outcomes on a platform: those finished, then ``not_run`` for the rest."""
+    finished = {o.case: o for o in done}
+    return [
+        finished.get(c.id)
+        or Outcome(
+            c.domain,
+            c.id,
+            c.content_hash(),
+            platform,
+            "not_run",
+            message="the run was interrupted",
+            input=c.input,
+        )
+        for c in cases
+    ]
+
+
+class Signalled(Exception):
+    """Raised by ``run`` when the run was interrupted; ``code`` is 128 + the signal."""
+
+
+class RunState:
+    """What the signal handler needs: whether the main thread may be interrupted now."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.waiting = False
+
+
+def run(
+    files: Iterator[VectorFile],
+    runs: Callable[[VectorFile], bool],
+    shard: tuple[int, int] | None,
+    platforms: Sequence[StartedPlatform],
+    sink: Sink,
+    state: RunState,
+    on_stop: Callable[[], None],
+) -> int | None:
+    """Run every chunk of every file the run covers; the signal number if interrupted.
+
+    The caller's signal handler sets ``state.signum`` and raises only while
+    ``state.waiting`` (so a chunk is never half written); ``on_stop`` stops the
+    platforms. After a signal, every case not finished is written ``not_run``.
+    """
+    threads = [_PlatformThread(p) for p in platforms]
+    # Chunks handed out and not yet written, each with the outcomes taken back so far.
+    in_flight: deque[tuple[tuple[Case, ...], list[list[Outcome]]]] = deque()
+    source = _Prefetched(files)
+    current: Iterator[tuple[Case, ...]] = iter(())
+    current_file: VectorFile | None = None
+
+    def write_first() -> None:
+        cases, taken = in_flight[0]
+        for t in threads[len(taken) :]:
+            state.waiting = True
+            try:
+                got, outcomes, _ = t.done.get()
+            finally:
+                state.waiting = False
+            assert got is cases
+            taken.append(outcomes)
+        in_flight.popleft()
+        sink.chunk(cases, taken)
+        if state.signum is not None:
+            raise Interrupt
+
+    def covered(vf: VectorFile) -> tuple[Case, ...]:
+        if shard is None:
+            return vf.cases
+        return tuple(c for c in vf.cases if in_shard(vf.domain, c.id, shard))
+
+    try:
+        while True:
+            chunk = next(current, None)
+            if chunk is None:
+                state.waiting = True
+                try:
+                    vf = source.take()
+                finally:
+                    state.waiting = False
+                if state.signum is not None:
+                    raise Interrupt
+                if vf is None:
+                    break
+                sink.seen(vf)
+                gc.collect()
+                gc.freeze()  # the file's cases live until its chunks are written: never rescan
+                if runs(vf):
+                    current, current_file = _chunks(covered(vf)), vf
+                continue
+            assert current_file is not None
+            for t in threads:
+                t.jobs.put((current_file, chunk))
+            in_flight.append((chunk, []))
+            while len(in_flight) > AHEAD:
+                write_first()
+        while in_flight:
+            write_first()
+    except (Interrupt, KeyboardInterrupt):
+        pass
+    except BaseException:
+        # Not a signal (an invalid vector file reached late): nothing of the run is kept,
+        # so the threads just end after their chunk, on platforms stopped under them.
+        for t in threads:
+            t.stop(at_once=False)
+        on_stop()
+        raise
+    else:
+        for t in threads:
+            t.jobs.put(None)
+        return None
+    finally:
+        gc.unfreeze()
+    # Interrupted: stop the threads where they are, then the platforms (which wakes any
+    # thread waiting on its child), then write every case not finished as not_run.
+    for t in threads:
+        t.stop()
+    on_stop()
+    for t in threads:
+        t.thread.join(_JOIN_S)
+    for cases, taken in in_flight:
+        per_platform = []
+        for index, t in enumerate(threads):
+            outcomes: list[Outcome] = []
+            if index < len(taken):
+                outcomes = taken[index]
+            else:
+                with contextlib.suppress(queue.Empty):
+                    _, outcomes, _ = t.done.get_nowait()
+            per_platform.append(_not_run(cases, t.platform.name, outcomes))
+        sink.chunk(cases, per_platform)
+    names = [p.name for p in platforms]
+    for chunk in current:
+        sink.chunk(chunk, [_not_run(chunk, name, []) for name in names])
+    try:
+        for vf in source.rest():
+            sink.seen(vf)
+            if runs(vf):
+                for chunk in _chunks(covered(vf)):
+                    sink.chunk(chunk, [_not_run(chunk, name, []) for name in names])
+    except Exception:
+        pass
+    return state.signum
+
+
+def interrupt_handler(state: RunState) -> Callable[[int, Any], None]:
+    """A signal handler for ``run``: note the signal; break a wait, never a write."""
+
+    def handle(signum: int, _frame: Any) -> None:
+        state.signum = signum
+        if state.waiting:
+            raise Interrupt
+
+    return handle
+
+
+class Interrupt(BaseException):
+    """A signal arrived; raised in the main thread between chunks or while it waits."""

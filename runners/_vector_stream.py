@@ -1,0 +1,154 @@
+"""The vector files of a run, in (domain, path) order, loaded all at once or one at a time.
+
+A run over vectors of ordinary size loads and checks every file before anything
+runs (an invalid file is exit 2 with nothing run). Past ``STREAM_FROM_BYTES`` of
+vector files a run loads each file when it reaches it and drops it when its cases
+are done, so memory does not grow with the number of cases (issue 13): the files'
+domains are read from their first bytes to order them, and an invalid file is
+found when the run reaches it (the run then stops with exit 2, listing the
+problems of every file left).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from ._gate import in_shard
+from ._vectors import VectorFile, find_vector_files, load_vector_file, load_vectors
+from .exceptions import HarnessError, Problem, VectorFileError
+
+STREAM_FROM_BYTES = 16 * 2**20
+"""Vector files larger than this in total are loaded one at a time, as the run reaches them."""
+
+_PEEK_BYTES = 1 << 16
+_SPACE = re.compile(r"[ \t\n\r]*")
+_SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def peek_domain(path: Path) -> str | None:
+    """The top-level ``domain`` of a vector file from its first bytes (None: not found there).
+
+    The top-level members are decoded in order until ``domain``; canonical files have
+    it second, so only a few hundred bytes are read as JSON.
+    """
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(_PEEK_BYTES)
+    except OSError:
+        return None
+    text = head.decode("utf-8", "ignore").removeprefix("\ufeff")
+    try:
+        at = _SPACE.match(text, 0).end()  # type: ignore[union-attr]
+        if text[at : at + 1] != "{":
+            return None
+        at += 1
+        while True:
+            at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
+            key, at = _SCAN(text, at)
+            at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
+            if text[at : at + 1] != ":":
+                return None
+            at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+            value, at = _SCAN(text, at)
+            if key == "domain":
+                return value if isinstance(value, str) else None
+            at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
+            if text[at : at + 1] != ",":
+                return None
+            at += 1
+    except (StopIteration, ValueError, RecursionError):
+        return None  # the member runs past the bytes read, or the text is not JSON
+
+
+class VectorSource:
+    """Every vector file of a run, and which domains it runs."""
+
+    def __init__(self, sources: Sequence[Path], domains: Sequence[str]) -> None:
+        paths, problems = find_vector_files(sources)
+        if problems:
+            raise VectorFileError(problems)
+        self.sources = sources
+        self.domains = set(domains)
+        self.streamed = sum(_size(p) for p in paths) > STREAM_FROM_BYTES
+        if self.streamed:
+            self._loaded: list[VectorFile] | None = None
+            keyed = []
+            for path in paths:
+                domain = peek_domain(path)
+                if domain is None:  # not in its first bytes: the whole file says
+                    try:
+                        domain = load_vector_file(path).domain
+                    except VectorFileError:
+                        domain = ""  # found again, with its problems, when the run loads it
+                keyed.append((domain, str(path), path))
+            keyed.sort()
+            self._paths = [path for _, _, path in keyed]
+            known = {domain for domain, _, _ in keyed}
+        else:
+            files = sorted(load_vectors(paths), key=lambda vf: (vf.domain, str(vf.path)))
+            self._loaded = files
+            self._paths = [vf.path for vf in files]
+            known = {vf.domain for vf in files}
+        if self.domains:
+            unknown = self.domains - known
+            if unknown:
+                raise HarnessError(f"no vectors for domain(s): {', '.join(sorted(unknown))}")
+        if not self._paths:
+            raise HarnessError("no vector files found in " + ", ".join(map(str, sources)))
+
+    def case_count(self, shard: tuple[int, int] | None) -> int | None:
+        """Cases the run covers, when known before it (not when files load as it goes)."""
+        if self._loaded is None:
+            return None
+        return sum(
+            1
+            for vf in self._loaded
+            if self.runs(vf)
+            for c in vf.cases
+            if shard is None or in_shard(vf.domain, c.id, shard)
+        )
+
+    def runs(self, vf: VectorFile) -> bool:
+        return not self.domains or vf.domain in self.domains
+
+    def files(self) -> Iterator[VectorFile]:
+        """Every file, in (domain, path) order; VectorFileError after the last good one."""
+        if self._loaded is not None:
+            yield from self._loaded
+            return
+        problems: list[Problem] = []
+        domain = None
+        owners: dict[str, Path] = {}  # case id -> file, within the current domain
+        for path in self._paths:
+            try:
+                vf = load_vector_file(path)
+            except VectorFileError as e:
+                problems.extend(e.problems)
+                continue
+            if vf.domain != domain:
+                domain, owners = vf.domain, {}
+            for case in vf.cases:
+                first = owners.setdefault(case.id, vf.path)
+                if first != vf.path:
+                    problems.append(
+                        Problem(
+                            vf.path,
+                            case.id,
+                            "/cases",
+                            f"id already used in {first} for domain {domain}",
+                        )
+                    )
+            if not problems:
+                yield vf
+        if problems:
+            raise VectorFileError(problems)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

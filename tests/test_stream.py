@@ -1,0 +1,195 @@
+"""The CLI's streamed run (issue 13): chunks, files loaded as reached, results as written.
+
+Every test forces the streamed shapes a million-case run takes (tiny chunks, files
+loaded one at a time) on a few cases, and checks what a reader of the results sees.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import miniatures
+import pytest
+from conftest import hello_case, vector_document
+
+from adapters.registry import register_platform, unregister_platform
+from runners import _stream, _vector_stream
+from runners._cli import main
+from runners._clusters import ClusterTally
+from runners._compare import MISSING
+from runners._outcomes import Outcome
+from runners._results_file import read_results
+from runners._schemas import results_validator
+
+
+@pytest.fixture
+def streamed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks of 2 cases; vector files loaded one at a time as the run reaches them."""
+    monkeypatch.setattr(_stream, "CHUNK_CASES", 2)
+    monkeypatch.setattr(_vector_stream, "STREAM_FROM_BYTES", 0)
+
+
+@pytest.fixture
+def liar() -> Any:
+    register_platform("liar", lambda: miniatures.Liar("liar", lambda r: "case-3" in r["id"]))
+    yield
+    unregister_platform("liar")
+
+
+def many(count: int, prefix: str = "case") -> list[dict[str, Any]]:
+    return [hello_case(id=f"{prefix}-{i}") for i in range(count)]
+
+
+def two_files(write_vectors: Any, tmp_path: Path) -> Path:
+    """sse-frames in two files (7 cases), and a toy domain file, in one folder."""
+    folder = tmp_path / "vectors"
+    folder.mkdir()
+    for name, cases in (("b.json", many(4)), ("a.json", many(3, "more"))):
+        (folder / name).write_text(json.dumps(vector_document(cases, variants=[])), "utf-8")
+    return folder
+
+
+def run_json(capsys: Any, folder: Path, out: Path, *extra: str) -> tuple[int, str]:
+    argv = ["run", "--no-default-vectors", "--vectors", str(folder), "-q"]
+    code = main([*argv, "--format", "json", "--output", str(out), *extra])
+    return code, capsys.readouterr().out
+
+
+def test_a_wrong_platform_is_reported_with_its_diff_in_a_streamed_run(
+    streamed: None, liar: Any, write_vectors: Any, tmp_path: Path, capsys: Any
+) -> None:
+    folder = two_files(write_vectors, tmp_path)
+    out = tmp_path / "results.json"
+    code, printed = run_json(capsys, folder, out, "--platform", "python", "--platform", "liar")
+    assert code == 1
+    doc = read_results(out)  # validates against results.schema.json
+    assert doc["format"] == 2
+    # Every case on every platform, in (domain, path) order: a.json's cases first.
+    keys = [(r["case"], r["platform"]) for r in doc["results"]]
+    assert len(keys) == len(set(keys)) == 14
+    assert [r["case"] for r in doc["results"][:2]] == ["more-0", "more-1"]
+    [bad] = [r for r in doc["results"] if r["status"] != "pass"]
+    assert (bad["case"], bad["platform"], bad["status"]) == ("case-3", "liar", "fail")
+    assert bad["diff"] == [
+        {
+            "pointer": "/frames/0/data",
+            "expected": "hi",
+            "actual": "hi!",
+            "cluster": bad["diff"][0]["cluster"],
+        }
+    ]
+    assert doc["summary"]["fail"] == 1 and doc["summary"]["pass"] == 13
+    assert doc["summary"]["clusters"][0]["examples"] == ["sse-frames::case-3"]
+    assert set(doc["cases"]) == {f"sse-frames::case-{i}" for i in range(4)} | {
+        f"sse-frames::more-{i}" for i in range(3)
+    }
+    assert "FAIL sse-frames::case-3 [liar]" in printed
+    assert '/frames/0/data: expected "hi", actual "hi!"' in printed
+
+
+def test_the_saved_results_report_exactly_what_the_run_printed(
+    streamed: None, liar: Any, write_vectors: Any, tmp_path: Path, capsys: Any
+) -> None:
+    folder = two_files(write_vectors, tmp_path)
+    out = tmp_path / "results.json"
+    code, printed = run_json(
+        capsys, folder, out, "--platform", "python", "--platform", "liar", "--max-problems", "5"
+    )
+    assert main(["report", str(out), "--max-problems", "5"]) == code == 1
+    reported = capsys.readouterr().out
+    assert printed.removesuffix(f"\n\nfull results written to {out}\n") == reported.rstrip("\n")
+
+
+def test_the_full_text_report_lists_every_problem(
+    streamed: None, write_vectors: Any, tmp_path: Path, capsys: Any
+) -> None:
+    register_platform("liar-all", lambda: miniatures.Liar("liar-all"))
+    try:
+        folder = two_files(write_vectors, tmp_path)
+        report = tmp_path / "report.txt"
+        argv = ["run", "--no-default-vectors", "--vectors", str(folder), "-q"]
+        code = main(
+            [*argv, "--platform", "liar-all", "--max-problems", "1", "--output", str(report)]
+        )
+    finally:
+        unregister_platform("liar-all")
+    assert code == 1
+    printed = capsys.readouterr().out
+    assert printed.count("FAIL sse-frames::") == 1 and "… 6 more problems" in printed
+    text = report.read_text(encoding="utf-8")
+    assert text.count("FAIL sse-frames::") == 7 and "more problems" not in text
+    assert text.rstrip().endswith("DIVERGED: 7 results: 0 pass, 7 fail, 0 error, 0 skip")
+
+
+def test_json_to_stdout_is_the_whole_document(
+    streamed: None, write_vectors: Any, tmp_path: Path, capsys: Any
+) -> None:
+    folder = two_files(write_vectors, tmp_path)
+    argv = ["run", "--no-default-vectors", "--vectors", str(folder), "-q", "--format", "json"]
+    assert main([*argv, "--platform", "python"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    results_validator().validate(doc)
+    assert doc["summary"]["pass"] == 7 and len(doc["results"]) == 7
+
+
+def test_an_invalid_file_reached_late_stops_the_run_with_every_problem(
+    streamed: None, write_vectors: Any, tmp_path: Path, capsys: Any
+) -> None:
+    folder = two_files(write_vectors, tmp_path)
+    bad = vector_document([hello_case(id="Not Kebab")], domain="sse-frames", variants=[])
+    (folder / "c.json").write_text(json.dumps(bad), encoding="utf-8")
+    out = tmp_path / "results.json"
+    code = main(
+        ["run", "--no-default-vectors", "--vectors", str(folder), "-q", "--output", str(out)]
+    )
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "c.json" in err and "Not Kebab" in err
+    assert not out.exists()
+    assert not list(tmp_path.glob(".hanzo-conformance-results-*"))  # no spool left behind
+
+
+def test_a_case_id_used_in_two_files_of_a_domain_is_refused_when_streamed(
+    streamed: None, write_vectors: Any, tmp_path: Path, capsys: Any
+) -> None:
+    folder = two_files(write_vectors, tmp_path)
+    (folder / "c.json").write_text(json.dumps(vector_document(many(1), variants=[])), "utf-8")
+    assert main(["run", "--no-default-vectors", "--vectors", str(folder), "-q"]) == 2
+    assert "id already used in" in capsys.readouterr().err
+
+
+def test_the_domain_is_read_from_the_first_bytes_whatever_the_member_order(tmp_path: Path) -> None:
+    path = tmp_path / "v.json"
+    path.write_text('{"version": 1, "domain": "sse-frames", "cases": []}', encoding="utf-8")
+    assert _vector_stream.peek_domain(path) == "sse-frames"
+    path.write_text('\ufeff {"cases": [{"domain": "x"}], "domain" :"hooks"}', encoding="utf-8")
+    assert _vector_stream.peek_domain(path) == "hooks"
+    long_first = json.dumps({"cases": ["x" * (1 << 17)], "domain": "hooks"})
+    path.write_text(long_first, encoding="utf-8")
+    assert _vector_stream.peek_domain(path) is None  # past the bytes read: loaded to know
+    path.write_text("[1, 2]", encoding="utf-8")
+    assert _vector_stream.peek_domain(path) is None
+
+
+def test_a_passing_line_is_the_json_of_its_record() -> None:
+    heads: dict[str, str] = {}
+    for actual in ({"frames": [{"data": 'é\u2028"\\', "n": 1.5}]}, None, [], MISSING):
+        for platform in ("python", "js"):
+            o = Outcome("sse-frames", "a-b", "0" * 64, platform, "pass", actual)
+            line = _stream._pass_line(o, heads)
+            assert json.loads(line) == o.to_json()
+
+
+def test_clusters_of_a_stream_keep_a_bounded_number_of_names() -> None:
+    tally = ClusterTally(keep=3)
+    for i in range(1000):
+        result = {"domain": "d", "case": f"c{i}", "platform": "p", "status": "error"}
+        tally.add(result)
+        tally.add({**result, "platform": "q"})
+    clusters = tally.clusters()
+    assert [(c.platform, c.size, c.cases) for c in clusters] == [
+        ("p", 1000, ["d::c0", "d::c1", "d::c2"]),
+        ("q", 1000, ["d::c0", "d::c1", "d::c2"]),
+    ]
