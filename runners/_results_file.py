@@ -103,7 +103,10 @@ class ResultsWriter:
 
     def cases(self, records: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
         encode = _ENCODER.encode
-        lines = [f"{encode(key)}:{encode(record)}" for key, record in records]
+        self.case_lines([f"{encode(key)}:{encode(record)}" for key, record in records])
+
+    def case_lines(self, lines: list[str]) -> None:
+        """Case records already encoded, each ``"key":{...}``."""
         if lines:
             self._write(self._cases, self._case_separator + ",\n".join(lines))
             self._case_separator = ",\n"

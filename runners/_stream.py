@@ -196,7 +196,7 @@ class Sink:
                     self.triage_omitted += 1
         if writer is not None:
             writer.lines(lines)
-            writer.cases((case_key(c.domain, c.id), _case_record(c)) for c in cases)
+            writer.case_lines([_case_line(c) for c in cases])
         if self.on_results is not None:
             self.on_results([o for per_platform in outcomes for o in per_platform])
 
@@ -232,18 +232,18 @@ def _case_info(case: Case) -> dict[str, Any]:
     return {"description": case.description, "clauses": list(case.clauses), "input": case.input}
 
 
-def _case_record(c: Case) -> dict[str, Any]:
-    record: dict[str, Any] = {
-        "description": c.description,
-        "clauses": list(c.clauses),
-        "tags": list(c.tags),
-        "input": c.input,
-    }
-    if c.expects_error:
-        record["error"] = c.error
-    else:
-        record["expected"] = c.expected
-    return record
+def _case_line(c: Case) -> str:
+    """``"domain::id":{record}`` of the document's ``cases``, as ``case_records`` has it;
+    the input's JSON is the text its requests carried (same encoder settings)."""
+    encode = _ENCODE
+    given = c.input_json
+    last = f'"error":{encode(c.error)}' if c.expects_error else f'"expected":{encode(c.expected)}'
+    return (
+        f"{encode(case_key(c.domain, c.id))}:{{"
+        f'"description":{encode(c.description)},"clauses":{encode(list(c.clauses))},'
+        f'"tags":{encode(list(c.tags))},"input":{given if given is not None else encode(c.input)},'
+        f"{last}}}"
+    )
 
 
 def _chunks(cases: tuple[Case, ...]) -> Iterator[tuple[Case, ...]]:

@@ -193,3 +193,20 @@ def test_clusters_of_a_stream_keep_a_bounded_number_of_names() -> None:
         ("p", 1000, ["d::c0", "d::c1", "d::c2"]),
         ("q", 1000, ["d::c0", "d::c1", "d::c2"]),
     ]
+
+
+def test_a_case_line_is_the_json_of_its_record(write_vectors: Any) -> None:
+    from runners._report import case_records
+    from runners._vectors import VECTORS_DIR, load_vector_file
+
+    unicode = hello_case(id="a", input={"chunks": ['é\u2028"\\', "x"]})
+    files = [
+        load_vector_file(write_vectors(vector_document([unicode]))),
+        load_vector_file(VECTORS_DIR / "oauth-pkce.json"),  # error cases too
+    ]
+    assert any(c.expects_error for c in files[1].cases)
+    records = case_records(files)
+    for vf in files:
+        for case in vf.cases:
+            [(key, record)] = json.loads("{" + _stream._case_line(case) + "}").items()
+            assert records[key] == record
