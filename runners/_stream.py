@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import gc
-import json
 import queue
 import threading
 from collections import deque
@@ -34,7 +33,7 @@ from ._ledger import LedgerGate
 from ._meta import VectorsDigest
 from ._outcomes import Outcome
 from ._report import Problems, Tally, case_key
-from ._results_file import ResultsWriter
+from ._results_file import ResultsWriter, compact_json, json_string
 from ._run import StartedPlatform, run_cases
 from ._triage import triage
 from ._vectors import Case, VectorFile
@@ -110,6 +109,7 @@ class _Prefetched:
     def _load(self, files: Iterator[VectorFile]) -> None:
         try:
             for vf in files:
+                _warm(vf)
                 self._box.put((vf, None))
                 # The next file loads once this one is taken: at most the file being run
                 # and the next one are held, whatever the number of files.
@@ -134,6 +134,17 @@ class _Prefetched:
     def rest(self) -> Iterator[VectorFile]:
         while (vf := self.take()) is not None:
             yield vf
+
+
+def _warm(vf: VectorFile) -> None:
+    """Compute each case's cached values (request JSON, size, hash) here, on the loading
+    thread: Python 3.11's ``cached_property`` takes one lock per class on every first
+    use, and three platform threads meeting on it queued behind each other (measured:
+    its ``__get__`` was the costliest function of a three-platform run)."""
+    for case in vf.cases:
+        case.input_size  # noqa: B018 - computes input_json too
+        case.expected_is_typeless  # noqa: B018
+        case.content_hash()
 
 
 class Sink:
@@ -213,7 +224,8 @@ class Sink:
         return r
 
 
-_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_ENCODE = compact_json
+_STRING = json_string
 
 
 def _pass_line(o: Outcome, heads: dict[str, str]) -> str:
@@ -221,11 +233,11 @@ def _pass_line(o: Outcome, heads: dict[str, str]) -> str:
     head = heads.get(o.case)
     if head is None:
         head = heads[o.case] = (
-            f'{{"domain":{_ENCODE(o.domain)},"case":{_ENCODE(o.case)},'
-            f'"case_hash":{_ENCODE(o.case_hash)},"platform":'
+            f'{{"domain":{_STRING(o.domain)},"case":{_STRING(o.case)},'
+            f'"case_hash":{_STRING(o.case_hash)},"platform":'
         )
     actual = "" if o.actual is MISSING else f',"actual":{_ENCODE(o.actual)}'
-    return f'{head}{_ENCODE(o.platform)},"status":"pass"{actual},"diff":[]}}'
+    return f'{head}{_STRING(o.platform)},"status":"pass"{actual},"diff":[]}}'
 
 
 def _case_info(case: Case) -> dict[str, Any]:
@@ -235,13 +247,13 @@ def _case_info(case: Case) -> dict[str, Any]:
 def _case_line(c: Case) -> str:
     """``"domain::id":{record}`` of the document's ``cases``, as ``case_records`` has it;
     the input's JSON is the text its requests carried (same encoder settings)."""
-    encode = _ENCODE
+    encode, string = _ENCODE, _STRING
     given = c.input_json
     last = f'"error":{encode(c.error)}' if c.expects_error else f'"expected":{encode(c.expected)}'
     return (
-        f"{encode(case_key(c.domain, c.id))}:{{"
-        f'"description":{encode(c.description)},"clauses":{encode(list(c.clauses))},'
-        f'"tags":{encode(list(c.tags))},"input":{given if given is not None else encode(c.input)},'
+        f"{string(case_key(c.domain, c.id))}:{{"
+        f'"description":{string(c.description)},"clauses":{encode(c.clauses)},'
+        f'"tags":{encode(c.tags)},"input":{given if given is not None else encode(c.input)},'
         f"{last}}}"
     )
 
