@@ -210,3 +210,43 @@ def test_a_case_line_is_the_json_of_its_record(write_vectors: Any) -> None:
         for case in vf.cases:
             [(key, record)] = json.loads("{" + _stream._case_line(case) + "}").items()
             assert records[key] == record
+
+
+class SignalsItself(miniatures._Wrapped):
+    """The reference, but on case-3 it sends its own process SIGINT and waits to be stopped."""
+
+    def run(self, requests: Any) -> Any:
+        import os
+        import signal
+        import time
+
+        if any("case-3" in r["id"] for r in requests):
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(500):  # stopped by the harness within this, or the test fails
+                time.sleep(0.01)
+        return self.inner.run(requests)
+
+
+def test_an_interrupt_amid_chunks_writes_every_case_and_exits_130(
+    streamed: None, write_vectors: Any, tmp_path: Path, capsys: Any
+) -> None:
+    register_platform("signals", lambda: SignalsItself("signals"))
+    try:
+        path = write_vectors(vector_document(many(7), variants=[]))
+        out = tmp_path / "results.json"
+        argv = ["run", "--no-default-vectors", "--vectors", str(path), "-q"]
+        code = main([*argv, "--platform", "signals", "--format", "json", "--output", str(out)])
+    finally:
+        unregister_platform("signals")
+    assert code == 130
+    doc = read_results(out)
+    statuses = {r["case"]: r["status"] for r in doc["results"]}
+    assert len(doc["results"]) == 7
+    # case-2 and case-3 share the chunk the signal cut; the chunks after it never ran.
+    assert statuses == {
+        **{f"case-{i}": "pass" for i in (0, 1)},
+        **{f"case-{i}": "not_run" for i in range(2, 7)},
+    }
+    assert doc["summary"]["not_run"] == 5
+    assert main(["report", str(out)]) == 1
+    assert "INTERRUPTED: 7 results: 2 pass" in capsys.readouterr().out
