@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -121,7 +122,7 @@ class VectorSource:
             return
         problems: list[Problem] = []
         domain = None
-        owners: dict[str, Path] = {}  # case id -> file, within the current domain
+        earlier = _EarlierIds()
         for path in self._paths:
             try:
                 vf = load_vector_file(path)
@@ -129,22 +130,37 @@ class VectorSource:
                 problems.extend(e.problems)
                 continue
             if vf.domain != domain:
-                domain, owners = vf.domain, {}
-            for case in vf.cases:
-                first = owners.setdefault(case.id, vf.path)
-                if first != vf.path:
-                    problems.append(
-                        Problem(
-                            vf.path,
-                            case.id,
-                            "/cases",
-                            f"id already used in {first} for domain {domain}",
-                        )
-                    )
+                domain, earlier = vf.domain, _EarlierIds()
+            for case_id, first in earlier.add(vf):
+                message = f"id already used in {first} for domain {domain}"
+                problems.append(Problem(vf.path, case_id, "/cases", message))
             if not problems:
                 yield vf
         if problems:
             raise VectorFileError(problems)
+
+
+class _EarlierIds:
+    """The ids of a domain's earlier files, 12 bytes each (their ``hash`` and file), so a
+    domain of a million cases in many files is checked for an id used twice without
+    keeping a million strings. Two different ids with one 64-bit hash would be reported
+    as one id used twice: about one chance in 30 million at a million ids."""
+
+    def __init__(self) -> None:
+        self._hashes = array("q")
+        self._files = array("l")
+        self._paths: list[Path] = []
+
+    def add(self, vf: VectorFile) -> Iterator[tuple[str, Path]]:
+        """(id, earlier file) for each id of ``vf`` an earlier file of the domain used."""
+        mine = {hash(case.id): case.id for case in vf.cases}
+        for hashed, index in zip(self._hashes, self._files, strict=True):
+            case_id = mine.get(hashed)
+            if case_id is not None:
+                yield case_id, self._paths[index]
+        self._paths.append(vf.path)
+        self._hashes.extend(mine)
+        self._files.extend([len(self._paths) - 1] * len(mine))
 
 
 def _size(path: Path) -> int:
