@@ -95,45 +95,55 @@ class _PlatformThread:
 class _Prefetched:
     """The files, each loaded on a thread of its own while the previous one runs.
 
-    ``take`` may be interrupted by a signal and called again: nothing is lost but the
-    file being handed over at that instant.
+    At most two files are held: the loader starts on a file only once the file two
+    before it is done (``done``), whatever the number of files. ``take`` may be
+    interrupted by a signal and called again: nothing is lost but the file being
+    handed over at that instant.
     """
 
     def __init__(self, files: Iterator[VectorFile]) -> None:
-        self._box: queue.Queue[tuple[VectorFile | None, BaseException | None]] = queue.Queue(
-            maxsize=1
-        )
+        self._box: queue.Queue[tuple[VectorFile | None, BaseException | None]] = queue.Queue()
+        self._room = threading.Semaphore(2)
         self._over = False
         threading.Thread(target=self._load, args=(files,), name="load", daemon=True).start()
 
     def _load(self, files: Iterator[VectorFile]) -> None:
         try:
-            for vf in files:
+            while True:
+                self._room.acquire()
+                vf = next(files, None)
+                if vf is None:
+                    break
                 _warm(vf)
                 self._box.put((vf, None))
-                # The next file loads once this one is taken: at most the file being run
-                # and the next one are held, whatever the number of files.
-                self._box.join()
         except BaseException as e:  # VectorFileError: raised where the run takes the file
             self._box.put((None, e))
             return
         self._box.put((None, None))
+
+    def ready(self) -> bool:
+        """Whether ``take`` would return at once."""
+        return self._over or not self._box.empty()
 
     def take(self) -> VectorFile | None:
         """The next file; None after the last; the loader's error where it stopped."""
         if self._over:
             return None
         vf, error = self._box.get()
-        self._box.task_done()
         if vf is None:
             self._over = True
         if error is not None:
             raise error
         return vf
 
+    def done(self) -> None:
+        """A file taken is finished with (its last chunk written): the next may load."""
+        self._room.release()
+
     def rest(self) -> Iterator[VectorFile]:
         while (vf := self.take()) is not None:
             yield vf
+            self.done()
 
 
 def _warm(vf: VectorFile) -> None:
@@ -309,14 +319,15 @@ def run(
     platforms. After a signal, every case not finished is written ``not_run``.
     """
     threads = [_PlatformThread(p) for p in platforms]
-    # Chunks handed out and not yet written, each with the outcomes taken back so far.
-    in_flight: deque[tuple[tuple[Case, ...], list[list[Outcome]]]] = deque()
+    # Chunks handed out and not yet written, each with the outcomes taken back so far
+    # and whether it is its file's last.
+    in_flight: deque[tuple[tuple[Case, ...], list[list[Outcome]], bool]] = deque()
     source = _Prefetched(files)
-    current: Iterator[tuple[Case, ...]] = iter(())
+    current: Iterator[tuple[tuple[Case, ...], bool]] = iter(())
     current_file: VectorFile | None = None
 
     def write_first() -> None:
-        cases, taken = in_flight[0]
+        cases, taken, last = in_flight[0]
         for t in threads[len(taken) :]:
             state.waiting = True
             try:
@@ -327,6 +338,8 @@ def run(
             taken.append(outcomes)
         in_flight.popleft()
         sink.chunk(cases, taken)
+        if last:
+            source.done()
         if state.signum is not None:
             raise Interrupt
 
@@ -337,8 +350,11 @@ def run(
 
     try:
         while True:
-            chunk = next(current, None)
-            if chunk is None:
+            step = next(current, None)
+            if step is None:
+                # The loader may be waiting for a file in flight to be done: write them.
+                while in_flight and not source.ready():
+                    write_first()
                 state.waiting = True
                 try:
                     vf = source.take()
@@ -351,13 +367,17 @@ def run(
                 sink.seen(vf)
                 gc.collect()
                 gc.freeze()  # the file's cases live until its chunks are written: never rescan
-                if runs(vf):
-                    current, current_file = _chunks(covered(vf)), vf
+                chunks = list(_chunks(covered(vf))) if runs(vf) else []
+                if not chunks:
+                    source.done()
+                current = ((c, i == len(chunks) - 1) for i, c in enumerate(chunks))
+                current_file = vf
                 continue
+            chunk, last = step
             assert current_file is not None
             for t in threads:
                 t.jobs.put((current_file, chunk))
-            in_flight.append((chunk, []))
+            in_flight.append((chunk, [], last))
             while len(in_flight) > AHEAD:
                 write_first()
         while in_flight:
@@ -384,7 +404,7 @@ def run(
     on_stop()
     for t in threads:
         t.thread.join(_JOIN_S)
-    for cases, taken in in_flight:
+    for cases, taken, last in in_flight:
         per_platform = []
         for index, t in enumerate(threads):
             outcomes: list[Outcome] = []
@@ -395,9 +415,13 @@ def run(
                     _, outcomes, _ = t.done.get_nowait()
             per_platform.append(_not_run(cases, t.platform.name, outcomes))
         sink.chunk(cases, per_platform)
+        if last:
+            source.done()
     names = [p.name for p in platforms]
-    for chunk in current:
+    for chunk, last in current:
         sink.chunk(chunk, [_not_run(chunk, name, []) for name in names])
+        if last:
+            source.done()
     try:
         for vf in source.rest():
             sink.seen(vf)
