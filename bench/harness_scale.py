@@ -11,8 +11,9 @@ temporary folder, then runs them through the product: ``hanzo-conformance run
 files loaded as reached, the platforms working side by side on chunks, each result
 written as it is judged). Reports the wall time of the run (generation excluded),
 the CPU time of the whole process tree (the CLI, its served children and Node, from
-``getrusage`` once they are reaped), the peak RSS of the tree (sampled every 100 ms
-from /proc), the load average, and the outcome counts from the results' summary.
+``getrusage`` once they are reaped), the peak RSS of the CLI's tree (the CLI and its
+children, not this generating process; sampled every 100 ms from /proc), the load
+average, and the outcome counts from the results' summary.
 
 ``--library`` measures the library path instead (``runners._run.run_cases`` called
 one platform after another on one file at a time, outcomes written as JSON lines),
@@ -78,14 +79,15 @@ def _rss(pid: int) -> int:
 class PeakTreeRss:
     """Samples the RSS of this process and its descendants until stopped; keeps the peak."""
 
-    def __init__(self, interval: float = 0.1) -> None:
+    def __init__(self, interval: float = 0.1, root: int | None = None) -> None:
         self.peak = 0
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, args=(interval,), daemon=True)
+        self._thread = threading.Thread(
+            target=self._sample, args=(interval, root or os.getpid()), daemon=True
+        )
         self._thread.start()
 
-    def _sample(self, interval: float) -> None:
-        me = os.getpid()
+    def _sample(self, interval: float, me: int) -> None:
         tree, rescan = [me], 0.0
         while not self._stop.wait(interval):
             if time.monotonic() >= rescan:  # listing /proc costs more than reading RSS
@@ -119,20 +121,27 @@ def _library_run(paths: list[Path], names: list[str], results: Path) -> dict[str
     return counts
 
 
-def _cli_run(folder: Path, names: list[str], results: Path) -> dict[str, int]:
+def _cli_run(folder: Path, names: list[str], results: Path) -> tuple[dict[str, int], int]:
+    """The run's counts and the peak RSS of its tree (the CLI and its children only: this
+    process, which generated the files, is not part of the product's run)."""
     argv = [sys.executable, "-m", "runners", "run", "--no-default-vectors", "-q"]
     argv += ["--vectors", str(folder), "--format", "json", "--output", str(results)]
     for name in names:
         argv += ["--platform", name]
-    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"the run failed ({done.returncode}):\n{done.stderr[-4000:]}")
+    with subprocess.Popen(
+        argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    ) as cli:
+        peak = PeakTreeRss(root=cli.pid)
+        _, stderr = cli.communicate()
+        top = peak.stop()
+    if cli.returncode not in (0, 1):
+        raise SystemExit(f"the run failed ({cli.returncode}):\n{stderr[-4000:]}")
     # The summary is the document's last line (results format 2).
     with results.open("rb") as stream:
         stream.seek(max(0, results.stat().st_size - (1 << 20)))
         last = stream.read().rstrip().rsplit(b"\n", 1)[-1].decode("utf-8")
     summary = json.loads(last.removeprefix("},").removeprefix('"summary":')[:-1])
-    return {s: summary[s] for s in ("pass", "fail", "error", "skip") if summary[s]}
+    return {s: summary[s] for s in ("pass", "fail", "error", "skip") if summary[s]}, top
 
 
 def main() -> None:
@@ -164,18 +173,22 @@ def main() -> None:
         results = folder / "results.json"
         if args.library:
             counts = _library_run(paths, names, results)
+            elapsed = time.perf_counter() - began
+            top = peak.stop()
         else:
-            counts = _cli_run(vectors, names, results)
-        elapsed = time.perf_counter() - began
-        top = peak.stop()
+            peak.stop()
+            counts, top = _cli_run(vectors, names, results)
+            elapsed = time.perf_counter() - began
         after = (
             resource.getrusage(resource.RUSAGE_SELF),
             resource.getrusage(resource.RUSAGE_CHILDREN),
         )
-        cpu = sum(
-            (a.ru_utime - b.ru_utime) + (a.ru_stime - b.ru_stime)
-            for a, b in zip(after, cpu_before, strict=True)
+        # The library path runs in this process; the CLI's tree is all children (this
+        # process only waits and samples /proc).
+        counted = (
+            zip(after, cpu_before, strict=True) if args.library else [(after[1], cpu_before[1])]
         )
+        cpu = sum((a.ru_utime - b.ru_utime) + (a.ru_stime - b.ru_stime) for a, b in counted)
         size = results.stat().st_size
     finally:
         shutil.rmtree(folder, ignore_errors=True)
