@@ -34,10 +34,11 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
-from .messages import START_LINE, STOP_LINE, BadRequest, encode_request, problem
+from .messages import START_LINE, STOP_LINE, BadRequest, encode_request, expected_answer, problem
 from .protocol import (
     PROTOCOL_VERSION,
     Implementation,
+    OutputAsExpected,
     PlatformUnavailable,
     Request,
     Response,
@@ -53,6 +54,13 @@ _STOP_GRACE_S = 2.0
 _EXIT_GRACE_S = 1.0
 _FLUSH_PROBE_S = 0.5  # after a timeout: how long stdin's EOF may take to shake out buffered lines
 _EOF = None  # queue sentinel: stdout closed
+
+
+class _TimedOut:
+    """No line within the case's time limit."""
+
+
+_TIMED_OUT = _TimedOut()
 FLUSH_HINT = (
     "the worker wrote its answer only when its stdin was closed: "
     "it must flush stdout after each line it writes"
@@ -105,7 +113,7 @@ class _Worker:
         # The reader thread queues lists of lines (all those one read brought), so a
         # worker that writes many answers at once costs one queue hand-over, not one
         # per answer; ``_ready`` holds lines taken off the queue and not yet asked for.
-        self.lines: queue.Queue[list[bytes | None]] = queue.Queue()
+        self.lines: queue.Queue[Sequence[bytes | None]] = queue.Queue()
         self._ready: deque[bytes | None] = deque()
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
@@ -127,7 +135,7 @@ class _Worker:
             while chunk := os.read(fd, 1 << 16):
                 *complete, partial = (partial + chunk).split(b"\n")
                 if complete:
-                    self.lines.put([line + b"\n" for line in complete])
+                    self.lines.put(complete)  # lines without their newline
         except (OSError, ValueError):
             pass
         finally:
@@ -353,6 +361,9 @@ class WorkerAdapter:
         self._resent: set[str] = set()  # cases sent again after a stray line (in this run)
         self._busy = False  # a batch is on the worker and not all of it is answered
         self._worker: _Worker | None = None
+        # During run(): per request id, the answer line that means "the expected output"
+        # (adapters.protocol.KnownInputText) and that output.
+        self._expected: dict[str, tuple[bytes, Any]] = {}
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -459,12 +470,18 @@ class WorkerAdapter:
         """One response per request, in order; never raises for what the worker does."""
         encoded: dict[str, bytes] = {}
         refused: dict[str, Response] = {}
+        expected = self._expected = {}
         for request in requests:
+            request_id = request["id"]
             try:
-                encoded[request["id"]] = encode_request(request)
+                encoded[request_id] = encode_request(request)
             except BadRequest as exc:
-                refused[request["id"]] = crash(request["id"], f"harness bug: {exc}")
-        sendable = [r for r in requests if r["id"] not in refused]
+                refused[request_id] = crash(request_id, f"harness bug: {exc}")
+                continue
+            line = expected_answer(request)
+            if line is not None:
+                expected[request_id] = (line, request.expected_output)  # type: ignore[attr-defined]
+        sendable = [r for r in requests if r["id"] not in refused] if refused else requests
         self._resent = set()
         responses: list[Response] = []
         try:
@@ -473,6 +490,10 @@ class WorkerAdapter:
             # Interrupted (a signal): hand over what was answered, so it is not lost.
             exc.answered = [*refused.values(), *responses]  # type: ignore[attr-defined]
             raise
+        finally:
+            self._expected = {}
+        if not refused:
+            return responses  # one per request, in order (_run_sendable's contract)
         answered = {r["id"]: r for r in responses}
         return [refused.get(r["id"]) or answered[r["id"]] for r in requests]
 
@@ -578,10 +599,26 @@ class WorkerAdapter:
         assert worker is not None
         self._busy = True
         worker.send([encoded[r["id"]] for r in requests])
-        batch_ids = {r["id"]: i for i, r in enumerate(requests)}
+        batch_ids: dict[str, int] | None = None  # made when a line is out of turn
+        expected = self._expected
+        timeout = self.timeout
         for index, request in enumerate(requests):
             case_id = request["id"]
-            outcome = self._next_response(worker, case_id, index, batch_ids)
+            line: bytes | _TimedOut | None
+            try:
+                line = worker.next_line(timeout)
+            except queue.Empty:
+                line = _TIMED_OUT
+            match = expected.get(case_id)
+            if match is not None and line == match[0]:
+                # Byte for byte {"id": case_id, "output": <the expected output's text>}.
+                self._consecutive_failures = 0
+                # A dict subclass is no TypedDict to mypy; it is an OutputResponse.
+                responses.append(OutputAsExpected(id=case_id, output=match[1]))  # type: ignore[arg-type]
+                continue
+            if batch_ids is None:
+                batch_ids = {r["id"]: i for i, r in enumerate(requests)}
+            outcome = self._next_response(worker, line, case_id, index, batch_ids)
             if isinstance(outcome, _Failure):
                 worker.kill()
                 self._worker = None
@@ -604,12 +641,15 @@ class WorkerAdapter:
         return None
 
     def _next_response(
-        self, worker: _Worker, case_id: str, index: int, batch_ids: dict[str, int]
+        self,
+        worker: _Worker,
+        line: bytes | _TimedOut | None,
+        case_id: str,
+        index: int,
+        batch_ids: dict[str, int],
     ) -> Response | _Failure:
-        """The response for ``case_id``, or what went wrong."""
-        try:
-            line = worker.next_line(self.timeout)
-        except queue.Empty:
+        """The response for ``case_id`` from ``line`` (the worker's next), or what went wrong."""
+        if isinstance(line, _TimedOut):
             message = f"no response within {self.timeout} s for case {case_id}"
             if self._answers_at_eof(worker):
                 message += f"; {FLUSH_HINT}"
