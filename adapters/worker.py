@@ -112,9 +112,9 @@ class _Worker:
         self.pgid = self.proc.pid
         # The reader thread queues lists of lines (all those one read brought), so a
         # worker that writes many answers at once costs one queue hand-over, not one
-        # per answer; ``_ready`` holds lines taken off the queue and not yet asked for.
+        # per answer; ``ready`` holds lines taken off the queue and not yet asked for.
         self.lines: queue.Queue[Sequence[bytes | None]] = queue.Queue()
-        self._ready: deque[bytes | None] = deque()
+        self.ready: deque[bytes | None] = deque()
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._stderr_lock = threading.Lock()
@@ -215,14 +215,14 @@ class _Worker:
 
     def next_line(self, timeout: float) -> bytes | None:
         """The next stdout line; None at EOF; raises queue.Empty after ``timeout`` seconds."""
-        if not self._ready:
-            self._ready.extend(self.lines.get(timeout=timeout))
-        return self._ready.popleft()
+        if not self.ready:
+            self.ready.extend(self.lines.get(timeout=timeout))
+        return self.ready.popleft()
 
     def pending_lines(self) -> list[bytes | None]:
         """Whatever the reader has queued and nobody has read (without waiting)."""
-        found: list[bytes | None] = list(self._ready)
-        self._ready.clear()
+        found: list[bytes | None] = list(self.ready)
+        self.ready.clear()
         with contextlib.suppress(queue.Empty):
             while True:
                 found.extend(self.lines.get_nowait())
@@ -304,6 +304,18 @@ class _Failure:
         self.died = died  # the worker exited: a group of answers may have died with it
 
 
+class _Sent:
+    """The requests of one ``run`` that are sent (in order), each one's line, and the
+    answer line that means its expected output, with that output (or None)."""
+
+    __slots__ = ("expected", "lines", "requests")
+
+    def __init__(self) -> None:
+        self.requests: list[Request] = []
+        self.lines: list[bytes] = []
+        self.expected: list[tuple[bytes, Any] | None] = []
+
+
 class _Isolate:
     """The worker died with answers unwritten: run the unanswered requests alone."""
 
@@ -361,9 +373,6 @@ class WorkerAdapter:
         self._resent: set[str] = set()  # cases sent again after a stray line (in this run)
         self._busy = False  # a batch is on the worker and not all of it is answered
         self._worker: _Worker | None = None
-        # During run(): per request id, the answer line that means "the expected output"
-        # (adapters.protocol.KnownInputText) and that output.
-        self._expected: dict[str, tuple[bytes, Any]] = {}
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -468,39 +477,38 @@ class WorkerAdapter:
 
     def run(self, requests: Sequence[Request]) -> list[Response]:
         """One response per request, in order; never raises for what the worker does."""
-        encoded: dict[str, bytes] = {}
+        # Per request sent, in order: its line, and the answer line that means "the
+        # expected output" with that output (adapters.protocol.KnownInputText), if any.
+        sent = _Sent()
         refused: dict[str, Response] = {}
-        expected = self._expected = {}
         for request in requests:
-            request_id = request["id"]
             try:
-                encoded[request_id] = encode_request(request)
+                line = encode_request(request)
             except BadRequest as exc:
-                refused[request_id] = crash(request_id, f"harness bug: {exc}")
+                refused[request["id"]] = crash(request["id"], f"harness bug: {exc}")
                 continue
-            line = expected_answer(request)
-            if line is not None:
-                expected[request_id] = (line, request.expected_output)  # type: ignore[attr-defined]
-        sendable = [r for r in requests if r["id"] not in refused] if refused else requests
+            sent.requests.append(request)
+            sent.lines.append(line)
+            answer = expected_answer(request)
+            sent.expected.append(
+                None if answer is None else (answer, request.expected_output)  # type: ignore[attr-defined]
+            )
         self._resent = set()
         responses: list[Response] = []
         try:
-            self._run_sendable(sendable, encoded, responses)
+            self._run_sendable(sent, responses)
         except BaseException as exc:
             # Interrupted (a signal): hand over what was answered, so it is not lost.
             exc.answered = [*refused.values(), *responses]  # type: ignore[attr-defined]
             raise
-        finally:
-            self._expected = {}
         if not refused:
             return responses  # one per request, in order (_run_sendable's contract)
         answered = {r["id"]: r for r in responses}
         return [refused.get(r["id"]) or answered[r["id"]] for r in requests]
 
-    def _run_sendable(
-        self, requests: Sequence[Request], encoded: dict[str, bytes], responses: list[Response]
-    ) -> None:
+    def _run_sendable(self, sent: _Sent, responses: list[Response]) -> None:
         """Append one response per request to ``responses``, in order."""
+        requests = sent.requests
         failed_case: str | None = None
         alone_until = 0  # requests before this index run one at a time (after a lost group)
         lost: _Isolate | None = None
@@ -536,7 +544,7 @@ class WorkerAdapter:
                     continue
                 if not first:
                     self.restarts += 1
-            blamed = self._run_on_worker(todo, encoded, responses)
+            blamed = self._run_on_worker(todo, sent, responses)
             if isinstance(blamed, _Isolate):
                 lost, alone_until = blamed, len(responses) + self.answers_in_groups + 1
             elif blamed is not None:
@@ -584,7 +592,7 @@ class WorkerAdapter:
             self._worker = None
 
     def _run_on_worker(
-        self, requests: Sequence[Request], encoded: dict[str, bytes], responses: list[Response]
+        self, requests: Sequence[Request], sent: _Sent, responses: list[Response]
     ) -> str | _Isolate | None:
         """Append answers for a prefix of ``requests``: all of them, or up to the first failure.
 
@@ -598,23 +606,29 @@ class WorkerAdapter:
         worker = self._worker
         assert worker is not None
         self._busy = True
-        worker.send([encoded[r["id"]] for r in requests])
+        start = len(responses)  # requests[i] is sent.requests[start + i]
+        worker.send(sent.lines[start : start + len(requests)])
         batch_ids: dict[str, int] | None = None  # made when a line is out of turn
-        expected = self._expected
+        expected = sent.expected
         timeout = self.timeout
+        ready = worker.ready
+        answer = responses.append
         for index, request in enumerate(requests):
             case_id = request["id"]
             line: bytes | _TimedOut | None
-            try:
-                line = worker.next_line(timeout)
-            except queue.Empty:
-                line = _TIMED_OUT
-            match = expected.get(case_id)
+            if ready:  # lines already read: no wait (the usual case within a batch)
+                line = ready.popleft()
+            else:
+                try:
+                    line = worker.next_line(timeout)
+                except queue.Empty:
+                    line = _TIMED_OUT
+            match = expected[start + index]
             if match is not None and line == match[0]:
                 # Byte for byte {"id": case_id, "output": <the expected output's text>}.
                 self._consecutive_failures = 0
                 # A dict subclass is no TypedDict to mypy; it is an OutputResponse.
-                responses.append(OutputAsExpected(id=case_id, output=match[1]))  # type: ignore[arg-type]
+                answer(OutputAsExpected(id=case_id, output=match[1]))  # type: ignore[arg-type]
                 continue
             if batch_ids is None:
                 batch_ids = {r["id"]: i for i, r in enumerate(requests)}
