@@ -117,17 +117,43 @@ def _exact(value: Any) -> bytes:
     return marshal.dumps(value, 2)
 
 
-def _keys_sorted(value: Any) -> Any:
-    """``value`` with every object's keys in sorted order (as serde_json writes them)."""
-    if isinstance(value, dict):
-        return {k: _keys_sorted(value[k]) for k in sorted(value)}
-    if isinstance(value, list):
-        return [_keys_sorted(v) for v in value]
-    return value
+_sorted_json = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
 
 
-def _sorted_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+class _Keys:
+    """The reference output's comparison keys for one input, made when first needed."""
+
+    __slots__ = ("_exact", "_sorted", "output")
+
+    def __init__(self, output: Any) -> None:
+        self.output = output
+        self._exact: bytes | None = None
+        self._sorted: str | None = None
+
+    def exact(self) -> bytes:
+        if self._exact is None:
+            self._exact = _exact(self.output)
+        return self._exact
+
+    def equal(self, other: Any) -> bool:
+        """Whether ``other``, equal to the output under ``==``, is also the same JSON.
+
+        ``==`` says 1 == True == 1.0; the JSON numbers 1 and 1.0 are the same (see
+        runners._compare), a boolean is not a number. So ``other`` is the same JSON
+        if its exact key is the output's, or if neither holds a boolean: marshal writes
+        True and False as the bytes T and F, so keys without either byte hold none
+        (other bytes may be T or F too: those go the slow way).
+        """
+        mine = _exact(other)
+        theirs = self.exact()
+        return mine == theirs or (
+            b"T" not in mine and b"F" not in mine and b"T" not in theirs and b"F" not in theirs
+        )
+
+    def sorted(self) -> str:
+        if self._sorted is None:
+            self._sorted = _sorted_json(self.output)
+        return self._sorted
 
 
 def _short(value: Any, limit: int = 160) -> str:
@@ -438,14 +464,11 @@ class Search:
             self._valid_outputs.add(key)
         return problem
 
-    def _judge(
-        self, case_input: Any, expected: Answer, actual: Answer, key: list[bytes]
-    ) -> str | None:
+    def _judge(self, case_input: Any, expected: Answer, actual: Answer, keys: _Keys) -> str | None:
         """Why ``actual`` (another platform) is wrong given the reference's ``expected``.
 
-        ``key`` holds the reference output's ``_exact`` keys once made (as written,
-        then with sorted keys: one list per input, shared by the platforms judged
-        against it).
+        ``keys`` are the reference output's comparison keys (one per input, shared by
+        the platforms judged against it).
         """
         if "skip" in actual:
             return None  # the platform declined this input (protocol skip): nothing to compare
@@ -460,22 +483,13 @@ class Search:
         if "error" in actual:
             return f"error {actual['error'].get('code')!r} where the reference has an output"
         want, got = expected.get("output"), actual.get("output")
-        if want == got:
-            # Equal as Python values (in C, stopping at the first difference): the same
-            # JSON unless a boolean stands where the other has 0 or 1 (or keys come in
-            # another order), which the exact key tells apart. Schema validity is then
-            # the reference's.
-            if not key:
-                key.append(_exact(want))
-            mine = _exact(got)
-            if mine == key[0]:
-                return None
-            if len(key) == 1:
-                key.append(_exact(_keys_sorted(want)))
-            if mine == key[1]:
-                return None
-        if _sorted_json(want) == _sorted_json(got):
-            return None  # the same JSON, keys in another order
+        if want == got and keys.equal(got):
+            # Equal as Python values (in C, stopping at the first difference, keys in
+            # any order) and no boolean for a number: the same JSON. Schema validity is
+            # then the reference's.
+            return None
+        if _sorted_json(got) == keys.sorted():
+            return None  # the same JSON (keys in another order, booleans where they were)
         differences = diff(want, got, rules_for(self.rules, case_input))
         if not differences:
             return None  # equal up to key order (or 1.0 vs 1): valid if the reference is
@@ -545,9 +559,9 @@ class Search:
                 if problem:
                     reasons[self.reference.name] = problem
             if not reasons:
-                key: list[bytes] = []
+                keys = _Keys(ref.get("output"))
                 for name, responses in answers.items():
-                    why = self._judge(case_input, ref, responses[i], key)
+                    why = self._judge(case_input, ref, responses[i], keys)
                     if why:
                         reasons[name] = why
             verdicts.append(reasons)

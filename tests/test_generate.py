@@ -500,10 +500,22 @@ def test_a_lane_drops_answers_to_an_abandoned_batch() -> None:
 
 
 def test_a_boolean_is_not_the_number_one_nor_sorted_keys_a_difference() -> None:
+    from runners._generate import _Keys
+
     search = search_for("mcp-normalization", PythonAdapter())
+    for ok in ({"output": {"valid": True, "name": "a"}}, {"output": {"valid": 2, "name": "a"}}):
+        keys = _Keys(ok["output"])
+        sorted_keys = {"output": dict(sorted(ok["output"].items()))}
+        assert search._judge({}, ok, sorted_keys, keys) is None
+        assert search._judge({}, ok, ok, keys) is None
     ok = {"output": {"valid": True, "name": "a"}}
-    key: list[bytes] = []
-    assert search._judge({}, ok, {"output": {"name": "a", "valid": True}}, key) is None
-    why = search._judge({}, ok, {"output": {"valid": 1, "name": "a"}}, key)
-    assert why is not None  # equal under ==, yet not the same JSON
-    assert search._judge({}, {"output": [1.0]}, {"output": [1]}, []) is None  # JSON numbers
+    keys = _Keys(ok["output"])
+    # Equal under ==, yet not the same JSON, whichever side has the boolean.
+    assert search._judge({}, ok, {"output": {"valid": 1, "name": "a"}}, keys)
+    assert search._judge({}, ok, {"output": {"name": "a", "valid": 1}}, keys)
+    one = {"output": {"name": "a", "valid": 1}}
+    assert search._judge({}, one, {"output": {"valid": True, "name": "a"}}, _Keys(one["output"]))
+    assert (
+        search._judge({}, one, {"output": {"name": "a", "valid": 1.0}}, _Keys(one["output"]))
+        is None
+    )
