@@ -472,11 +472,11 @@ def served_crlf() -> Any:
 def test_a_served_platform_gets_chunks_while_the_batch_is_drawn_and_the_fault_is_shrunk() -> None:
     # Out of process, chunks go to the platform while Hypothesis still draws the batch
     # (_Sent); the search must find and shrink exactly what it finds in-process.
-    in_process = search_for("sse-frames", CrLfAcrossChunks("crlf")).search(MAX_EXAMPLES, SEED, 160)
+    in_process = search_for("sse-frames", CrLfAcrossChunks("crlf")).search(MAX_EXAMPLES, SEED, 96)
     search = search_for("sse-frames", served_crlf())
     try:
         assert "crlf" in search._lanes
-        served = search.search(MAX_EXAMPLES, SEED, 160)
+        served = search.search(MAX_EXAMPLES, SEED, 96)
     finally:
         search.close()
         search.others[0].adapter.stop()  # type: ignore[union-attr]
