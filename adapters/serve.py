@@ -19,7 +19,7 @@ the unwritten answers of its group along: the harness (``WorkerAdapter`` with
 ``answers_in_groups``) then runs the unanswered cases alone until the one that
 kills it is found, and blames exactly that one (bench/README.md, "Harness overhead").
 
-An adapter with a ``run_line(line: bytes) -> bytes | None`` method (``rust``) is
+An adapter with a ``run_line(line: bytes) -> bytes | None`` method (``python``, ``rust``) is
 handed each ``run`` line as the harness wrote it and returns the response line
 as it is to be written, so the child makes no Python object per case; ``None``
 sends that line down the ordinary path (decode, ``run``, encode), which reports

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from adapters.messages import encode_request
 from adapters.protocol import KnownInputText, OutputAsExpected, Request
 from adapters.serve import MAX_GROUP
 from adapters.served import served
@@ -158,3 +159,42 @@ def test_served_rust_answers_as_text_and_declines_what_it_cannot_parse() -> None
     assert "rust extension rejected the request" in lone["crash"]["message"]  # type: ignore[typeddict-item]
     assert "no-such-domain" in missing["crash"]["message"]  # type: ignore[typeddict-item]
     assert after["error"]["code"] == "invalid_verifier"  # type: ignore[typeddict-item]
+
+
+def test_served_python_reads_the_harness_spelling_and_declines_any_other() -> None:
+    from adapters.python import PythonAdapter
+    from adapters.serve import encode
+
+    adapter = PythonAdapter()
+    adapter.start()
+    requests: list[Request] = [
+        {"id": "ok#0", "domain": "oauth-pkce", "input": {"verifier": "a" * 43}},
+        {"id": 'short \\ "quoted" é#0', "domain": "oauth-pkce", "input": {"verifier": "x"}},
+        {"id": "none#0", "domain": "no-such-domain", "input": {}},
+        {"id": "lone#0", "domain": "mcp-normalization", "input": {"server": "\ud800", "tool": "t"}},
+    ]
+    for request in requests:
+        line = encode_request(request).rstrip(b"\n")
+        assert adapter.run_line(line) == encode(adapter.run([request])[0]), request["id"]
+    ok = encode_request(requests[0]).rstrip(b"\n")
+    for other in (
+        ok.replace(b'"id":', b'"id": '),  # spaced
+        ok[:-1] + b',"extra":1}',  # a fifth key
+        ok[:-1],  # cut short
+        ok.replace(b'"cmd":"run"', b'"cmd":"stop"'),
+        b"\xff" + ok,
+    ):
+        assert adapter.run_line(other) is None, other
+
+
+def test_a_python_adapter_that_overrides_run_is_always_asked_through_run() -> None:
+    from adapters.python import PythonAdapter
+
+    class Overriding(PythonAdapter):
+        def run(self, requests: Any) -> Any:
+            return [{"id": r["id"], "output": "overridden"} for r in requests]
+
+    adapter = Overriding()
+    adapter.start()
+    line = encode_request({"id": "a#0", "domain": "oauth-pkce", "input": {"verifier": "x"}})
+    assert adapter.run_line(line.rstrip(b"\n")) is None
