@@ -154,6 +154,7 @@ def _warm(vf: VectorFile) -> None:
     for case in vf.cases:
         case.input_size  # noqa: B018 - computes input_json too
         case.expected_is_typeless  # noqa: B018
+        case.expected_json  # noqa: B018
         case.content_hash()
 
 
@@ -202,7 +203,7 @@ class Sink:
                 if o.status == "pass" and o.case not in odd and not named(o.domain, o.case):
                     add("pass", o.domain, o.platform)
                     if writer is not None:
-                        lines.append(_pass_line(o, heads))
+                        lines.append(_pass_line(o, heads, by_case.get(o.case)))
                     continue
                 r = self._judged(o, by_case.get(o.case))
                 if o.case in odd:
@@ -238,15 +239,24 @@ _ENCODE = compact_json
 _STRING = json_string
 
 
-def _pass_line(o: Outcome, heads: dict[str, str]) -> str:
-    """``json(o.to_json())`` of a passing outcome, the case's part made once for every platform."""
+def _pass_line(o: Outcome, heads: dict[str, str], case: Case | None = None) -> str:
+    """``json(o.to_json())`` of a passing outcome, the case's part made once for every platform.
+
+    An output that is the case's expected value itself (the platform's output text was
+    the expected value's text, byte for byte: ``runners._run``) is written as that text.
+    """
     head = heads.get(o.case)
     if head is None:
         head = heads[o.case] = (
             f'{{"domain":{_STRING(o.domain)},"case":{_STRING(o.case)},'
             f'"case_hash":{_STRING(o.case_hash)},"platform":'
         )
-    actual = "" if o.actual is MISSING else f',"actual":{_ENCODE(o.actual)}'
+    if o.actual is MISSING:
+        actual = ""
+    elif case is not None and o.actual is case.expected and case.expected_json is not None:
+        actual = f',"actual":{case.expected_json}'
+    else:
+        actual = f',"actual":{_ENCODE(o.actual)}'
     return f'{head}{_STRING(o.platform)},"status":"pass"{actual},"diff":[]}}'
 
 

@@ -182,6 +182,21 @@ def test_a_passing_line_is_the_json_of_its_record() -> None:
             assert json.loads(line) == o.to_json()
 
 
+def test_a_pass_with_the_expected_value_itself_writes_its_text(write_vectors: Any) -> None:
+    from runners._vectors import load_vector_file
+
+    [case] = load_vector_file(write_vectors(vector_document([hello_case()]))).cases
+    same = Outcome(case.domain, case.id, case.content_hash(), "rust", "pass", case.expected)
+    line = _stream._pass_line(same, {}, case)
+    assert case.expected_json is not None and case.expected_json in line
+    assert json.loads(line) == same.to_json()
+    # An equal value that is not the expected object is encoded from itself.
+    other = {"frames": [{"data": "hi", "event": None, "id": None, "retry": None}]}
+    copy = Outcome(case.domain, case.id, case.content_hash(), "js", "pass", other)
+    assert json.loads(_stream._pass_line(copy, {}, case))["actual"] == other
+    assert '"actual":{"frames":[{"data":"hi"' in _stream._pass_line(copy, {}, case)
+
+
 def test_clusters_of_a_stream_keep_a_bounded_number_of_names() -> None:
     tally = ClusterTally(keep=3)
     for i in range(1000):
