@@ -126,16 +126,16 @@ class ToolCallPipeline:
                 }
             )
             if decision.mode is PermissionMode.DENY:
-                why = decision.reason or "denied by permission policy"
+                # An empty reason is a reason (PERM-6b): only a missing one gets the default.
+                why = "denied by permission policy" if decision.reason is None else decision.reason
                 return refuse("permission", f"permission denied: {why}")
             if decision.mode is PermissionMode.PROMPT:
                 answer = await self.prompter.request_permission(call.tool_name, call.input)
                 given = answer.reason if answer.kind == "deny" else None  # only Deny has one
                 steps.append({"step": "prompter", "answer": answer.kind, "reason": given})
                 if answer.kind == "deny":
-                    return refuse(
-                        "prompter", f"permission denied: {answer.reason or 'denied by user'}"
-                    )
+                    why = "denied by user" if answer.reason is None else answer.reason
+                    return refuse("prompter", f"permission denied: {why}")
                 if answer.kind == "escalate":  # PIPE-3
                     message = f"permission escalated: {call.tool_name} needs a human decision"
                     return refuse("prompter", message, "escalated")

@@ -11,14 +11,18 @@ reference.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
+import marshal
 import queue
+import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, given, settings
@@ -26,7 +30,7 @@ from hypothesis import strategies as st
 from hypothesis.reporting import with_reporter
 
 import strategies
-from adapters.protocol import Request
+from adapters.protocol import KnownInputText, Request
 from adapters.worker import WorkerAdapter
 from strategies import Property
 
@@ -39,6 +43,10 @@ REFERENCE = "python"
 VALIDATE_ALL, VALIDATE_EVERY = 50, 1_000
 MEMO_LIMIT = 100_000
 PIPELINE_CHUNK = 64
+# How often (seconds) a running thread lets another have the GIL during a search.
+# Python's default (5 ms) leaves a platform's I/O threads waiting behind the drawing
+# and judging for milliseconds per chunk; much shorter, they take turns.
+SWITCH_INTERVAL = 0.0005
 
 # A platform's response, read as plain JSON (output, error or crash).
 Answer = dict[str, Any]
@@ -95,13 +103,130 @@ class _Found(Exception):
     """Raised inside the Hypothesis test so that Hypothesis shrinks the example."""
 
 
-def _sorted_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+# The text encode_request would make of an input (adapters.messages): made once per
+# input here and spliced into every platform's request line (KnownInputText).
+_INPUT_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def _exact(value: Any) -> bytes:
+    """A key equal for two outputs exactly when they are the same JSON, keys in the same order.
+
+    marshal's version 2 has no back-references, so equal values give equal bytes;
+    unlike ``==`` it tells True from 1 and 1.0 from 1, and it costs less than repr.
+    """
+    return marshal.dumps(value, 2)
+
+
+_sorted_json = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
+
+
+class _Keys:
+    """The reference output's comparison keys for one input, made when first needed."""
+
+    __slots__ = ("_exact", "_sorted", "output")
+
+    def __init__(self, output: Any) -> None:
+        self.output = output
+        self._exact: bytes | None = None
+        self._sorted: str | None = None
+
+    def exact(self) -> bytes:
+        if self._exact is None:
+            self._exact = _exact(self.output)
+        return self._exact
+
+    def equal(self, other: Any) -> bool:
+        """Whether ``other``, equal to the output under ``==``, is also the same JSON.
+
+        ``==`` says 1 == True == 1.0; the JSON numbers 1 and 1.0 are the same (see
+        runners._compare), a boolean is not a number. So ``other`` is the same JSON
+        if its exact key is the output's, or if neither holds a boolean: marshal writes
+        True and False as the bytes T and F, so keys without either byte hold none
+        (other bytes may be T or F too: those go the slow way).
+        """
+        mine = _exact(other)
+        theirs = self.exact()
+        return mine == theirs or (
+            b"T" not in mine and b"F" not in mine and b"T" not in theirs and b"F" not in theirs
+        )
+
+    def sorted(self) -> str:
+        if self._sorted is None:
+            self._sorted = _sorted_json(self.output)
+        return self._sorted
 
 
 def _short(value: Any, limit: int = 160) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class _Lane:
+    """An out-of-process platform's own thread: runs the chunks sent to it, in order.
+
+    Every call to the platform's adapter goes through its lane, so the adapter is
+    never called concurrently with itself. A chunk is sent with a ticket (one per
+    batch); ``take(ticket)`` returns the next answers sent with it, dropping answers
+    to earlier tickets nobody waits for any more (a batch abandoned at its first
+    failure, or one Hypothesis discarded while drawing it).
+    """
+
+    def __init__(self, name: str, run: Callable[[list[Request]], list[Answer]]) -> None:
+        self._run = run
+        self._todo: queue.SimpleQueue[tuple[int, list[Request]] | None] = queue.SimpleQueue()
+        self._done: queue.SimpleQueue[tuple[int, list[Answer] | BaseException]] = (
+            queue.SimpleQueue()
+        )
+        self._thread = threading.Thread(target=self._serve, name=f"lane-{name}", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while (item := self._todo.get()) is not None:
+            ticket, requests = item
+            try:
+                answers: list[Answer] | BaseException = self._run(requests)
+            except BaseException as e:  # passed on, so that the judging side never waits
+                answers = e
+            self._done.put((ticket, answers))
+
+    def send(self, ticket: int, requests: list[Request]) -> None:
+        self._todo.put((ticket, requests))
+
+    def take(self, ticket: int) -> list[Answer]:
+        while True:
+            got, answers = self._done.get()
+            if got < ticket:
+                continue
+            if isinstance(answers, BaseException):
+                raise answers
+            return answers
+
+    def close(self) -> None:
+        self._todo.put(None)
+        self._thread.join()
+
+
+class _Sent(list[Any]):
+    """A batch whose chunks went to the platforms while it was being drawn."""
+
+    __slots__ = ("chunks", "ticket")
+
+    def __init__(
+        self, inputs: list[Any], ticket: int, chunks: list[tuple[list[Any], list[Request]]]
+    ) -> None:
+        super().__init__(inputs)
+        self.ticket = ticket
+        self.chunks = chunks  # (inputs, their requests) per chunk, as sent
+
+
+class Prefetch(Protocol):
+    """Where a batch strategy sends chunks as it draws them (``Search`` is one)."""
+
+    def open_batch(self) -> int | None:
+        """A ticket for a new batch, or None to draw without sending."""
+
+    def send(self, ticket: int, inputs: list[Any]) -> list[Request]:
+        """Start running ``inputs`` on the out-of-process platforms; their requests."""
 
 
 @st.composite
@@ -131,7 +256,11 @@ GROUP_BYTES = 160
 
 @st.composite
 def _record_batches(
-    draw: st.DrawFn, record: int, decode: Callable[[bytes], Any], size: int
+    draw: st.DrawFn,
+    record: int,
+    decode: Callable[[bytes], Any],
+    size: int,
+    prefetch: Prefetch | None,
 ) -> list[Any]:
     # `count` records, drawn GROUP_BYTES at a time as byte strings (per-choice cost is
     # what limits drawing; a long byte string is slow to shrink, a short one costs a
@@ -149,27 +278,46 @@ def _record_batches(
     if not whole:
         start = count - 1 - skip
         stop = min(count, start + 1 + extra)
+    #
+    # With ``prefetch``, every PIPELINE_CHUNK inputs decoded go to the platforms at
+    # once: the platforms' processes run them while the rest is drawn (drawing is
+    # the harness's alone, and would otherwise leave them idle).
     group = max(1, GROUP_BYTES // record)
-    blobs: list[bytes] = []
-    while len(blobs) < stop:
-        n = min(group, stop - len(blobs))
+    ticket = prefetch.open_batch() if prefetch is not None else None
+    inputs: list[Any] = []
+    chunks: list[tuple[list[Any], list[Request]]] = []
+    drawn = sent = 0
+    while drawn < stop:
+        n = min(group, stop - drawn)
         blob = draw(st.binary(min_size=n * record, max_size=n * record))
-        blobs += [blob[i * record : (i + 1) * record] for i in range(n)]
-    return [decode(blob) for blob in blobs[start:stop]]
+        inputs += [
+            decode(blob[i * record : (i + 1) * record]) for i in range(max(0, start - drawn), n)
+        ]
+        drawn += n
+        while ticket is not None and (
+            len(inputs) - sent >= PIPELINE_CHUNK or (drawn >= stop and sent < len(inputs))
+        ):
+            chunk = inputs[sent : sent + PIPELINE_CHUNK]
+            assert prefetch is not None
+            chunks.append((chunk, prefetch.send(ticket, chunk)))
+            sent += len(chunk)
+    return inputs if ticket is None else _Sent(inputs, ticket, chunks)
 
 
 def record_batches(
-    record: int, decode: Callable[[bytes], Any], size: int
+    record: int, decode: Callable[[bytes], Any], size: int, prefetch: Prefetch | None = None
 ) -> st.SearchStrategy[list[Any]]:
     """Batches of up to ``size`` inputs decoded from ``record``-byte records of one byte string."""
-    return _record_batches(record, decode, size)
+    return _record_batches(record, decode, size, prefetch)
 
 
-def input_batches(module: Any, size: int) -> st.SearchStrategy[list[Any]]:
+def input_batches(
+    module: Any, size: int, prefetch: Prefetch | None = None
+) -> st.SearchStrategy[list[Any]]:
     """The domain's batches: from byte records when the module decodes them, else lists."""
     decode = getattr(module, "decode", None)
     if decode is not None:
-        return record_batches(module.RECORD, decode, size)
+        return record_batches(module.RECORD, decode, size, prefetch)
     return batches(module.inputs(), size)
 
 
@@ -186,13 +334,23 @@ def _settings(max_examples: int) -> settings:
     )
 
 
+@contextlib.contextmanager
+def _switching(interval: float) -> Iterator[None]:
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(interval)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
+
+
 def _drive(
     strategy: st.SearchStrategy[Any], test: Callable[[Any], None], max_examples: int, seed: int
 ) -> bool:
     """Run Hypothesis; True when ``test`` raised _Found (its last call saw the minimal example)."""
     wrapped = hypothesis.seed(seed)(_settings(max_examples)(given(strategy)(test)))
     try:
-        with with_reporter(lambda _message: None):
+        with with_reporter(lambda _message: None), _switching(SWITCH_INTERVAL):
             wrapped()
     except _Found:
         return True
@@ -224,15 +382,57 @@ class Search:
         self.stats = Stats()
         self._valid_outputs: set[str] = set()
         self._seen_outputs = 0
-        self._pool = ThreadPoolExecutor(max_workers=len(self.others) + 1)
+        self._tickets = itertools.count(1)
+        self._prefetching = False  # on while search() generates (not while it shrinks)
+        # Out-of-process platforms run on lanes (their own threads); in-process ones run
+        # on this thread: on another they would only contend for the GIL.
+        self._lanes = {
+            p.name: _Lane(p.name, self._runner(p))
+            for p in [reference, *self.others]
+            if isinstance(p.adapter, WorkerAdapter)
+        }
 
     # -- running -----------------------------------------------------------------
 
+    def _requests(self, inputs: Sequence[Any]) -> list[Request]:
+        """One request per input, its JSON text made once for every platform."""
+        encode = _INPUT_ENCODER.encode
+        domain = self.domain
+        requests: list[Request] = []
+        for i, case_input in enumerate(inputs):
+            try:
+                text = encode(case_input)
+            except (TypeError, ValueError):  # not JSON: encode_request says why, per platform
+                requests.append({"id": str(i), "domain": domain, "input": case_input})
+                continue
+            requests.append(cast(Request, KnownInputText(str(i), domain, case_input, text)))
+        return requests
+
+    def _runner(self, platform: StartedPlatform) -> Callable[[list[Request]], list[Answer]]:
+        def run(requests: list[Request]) -> list[Answer]:
+            return self._run_requests(platform, requests)
+
+        return run
+
     def _run(self, platform: StartedPlatform, inputs: Sequence[Any]) -> list[Answer]:
-        requests: list[Request] = [
-            {"id": str(i), "domain": self.domain, "input": case_input}
-            for i, case_input in enumerate(inputs)
-        ]
+        requests = self._requests(inputs)
+        lane = self._lanes.get(platform.name)
+        if lane is None:
+            return self._run_requests(platform, requests)
+        ticket = next(self._tickets)
+        lane.send(ticket, requests)
+        return lane.take(ticket)
+
+    def open_batch(self) -> int | None:
+        return next(self._tickets) if self._prefetching else None
+
+    def send(self, ticket: int, inputs: list[Any]) -> list[Request]:
+        requests = self._requests(inputs)
+        for lane in self._lanes.values():
+            lane.send(ticket, requests)
+        return requests
+
+    def _run_requests(self, platform: StartedPlatform, requests: list[Request]) -> list[Answer]:
         assert platform.adapter is not None
         by_id = _run_batch(platform.adapter, platform.name, requests)
         return [cast(Answer, by_id[r["id"]]) for r in requests]
@@ -264,8 +464,12 @@ class Search:
             self._valid_outputs.add(key)
         return problem
 
-    def _judge(self, case_input: Any, expected: Answer, actual: Answer) -> str | None:
-        """Why ``actual`` (another platform) is wrong given the reference's ``expected``."""
+    def _judge(self, case_input: Any, expected: Answer, actual: Answer, keys: _Keys) -> str | None:
+        """Why ``actual`` (another platform) is wrong given the reference's ``expected``.
+
+        ``keys`` are the reference output's comparison keys (one per input, shared by
+        the platforms judged against it).
+        """
         if "skip" in actual:
             return None  # the platform declined this input (protocol skip): nothing to compare
         if "crash" in actual:
@@ -279,11 +483,13 @@ class Search:
         if "error" in actual:
             return f"error {actual['error'].get('code')!r} where the reference has an output"
         want, got = expected.get("output"), actual.get("output")
-        if repr(want) == repr(got) or _sorted_json(want) == _sorted_json(got):
-            # Same text, same JSON (True and 1 print differently): the common case, and
-            # both run in C (the second for platforms that order keys differently).
-            # Schema validity is then the reference's.
+        if want == got and keys.equal(got):
+            # Equal as Python values (in C, stopping at the first difference, keys in
+            # any order) and no boolean for a number: the same JSON. Schema validity is
+            # then the reference's.
             return None
+        if _sorted_json(got) == keys.sorted():
+            return None  # the same JSON (keys in another order, booleans where they were)
         differences = diff(want, got, rules_for(self.rules, case_input))
         if not differences:
             return None  # equal up to key order (or 1.0 vs 1): valid if the reference is
@@ -311,47 +517,33 @@ class Search:
     ) -> Iterator[tuple[Sequence[Any], list[Answer], list[dict[str, str]]]]:
         """Per chunk of PIPELINE_CHUNK inputs: the inputs, the reference's answers, verdicts.
 
-        Every platform runs the chunks in order on its own thread (one batch per adapter
-        at a time, so no adapter is called concurrently with itself), so this thread
-        judges a chunk while the platforms run the next: on two cores the harness's
-        comparison and clause attribution overlap the platforms' work. The caller may
-        stop early; the platforms' remaining chunks are still waited for.
+        Every chunk goes to each out-of-process platform's lane at once (or went while
+        the batch was drawn: ``_Sent``), so this thread judges a chunk while the
+        platforms run the next: on two cores the harness's comparison and clause
+        attribution overlap the platforms' work. The caller may stop early: answers
+        to the chunks left are dropped by the lanes' tickets.
         """
-        chunks = [inputs[i : i + PIPELINE_CHUNK] for i in range(0, len(inputs), PIPELINE_CHUNK)]
+        if isinstance(inputs, _Sent):
+            ticket, chunks = inputs.ticket, inputs.chunks
+        else:
+            ticket = next(self._tickets)
+            chunks = [
+                (chunk, self.send(ticket, chunk))
+                for chunk in (
+                    list(inputs[i : i + PIPELINE_CHUNK])
+                    for i in range(0, len(inputs), PIPELINE_CHUNK)
+                )
+            ]
         platforms = [self.reference, *self.others]
-        # In-process platforms run here, chunk by chunk: on a thread they would only
-        # contend for the GIL with the judging.
-        threaded = [p for p in platforms if isinstance(p.adapter, WorkerAdapter)]
-        results: dict[str, queue.SimpleQueue[list[Answer] | BaseException]] = {
-            p.name: queue.SimpleQueue() for p in threaded
-        }
-
-        def feed(platform: StartedPlatform) -> None:
-            for chunk in chunks:
-                try:
-                    results[platform.name].put(self._run(platform, chunk))
-                except BaseException as e:  # passed on, so that the judging side never waits
-                    results[platform.name].put(e)
-                    return
-
-        def received(platform: StartedPlatform) -> list[Answer]:
-            answer = results[platform.name].get()
-            if isinstance(answer, BaseException):
-                raise answer
-            return answer
-
-        running = [self._pool.submit(feed, p) for p in threaded]
-        try:
-            for chunk in chunks:
-                answers = {
-                    p.name: received(p) if p.name in results else self._run(p, chunk)
-                    for p in platforms
-                }
-                expected = answers.pop(self.reference.name)
-                yield chunk, expected, self._verdicts(chunk, expected, answers)
-        finally:
-            for future in running:
-                future.result()
+        for chunk, requests in chunks:
+            answers = {
+                p.name: self._lanes[p.name].take(ticket)
+                if p.name in self._lanes
+                else self._run_requests(p, requests)
+                for p in platforms
+            }
+            expected = answers.pop(self.reference.name)
+            yield chunk, expected, self._verdicts(chunk, expected, answers)
 
     def _verdicts(
         self, inputs: Sequence[Any], expected: list[Answer], answers: Mapping[str, list[Answer]]
@@ -367,8 +559,9 @@ class Search:
                 if problem:
                     reasons[self.reference.name] = problem
             if not reasons:
+                keys = _Keys(ref.get("output"))
                 for name, responses in answers.items():
-                    why = self._judge(case_input, ref, responses[i])
+                    why = self._judge(case_input, ref, responses[i], keys)
                     if why:
                         reasons[name] = why
             verdicts.append(reasons)
@@ -401,6 +594,7 @@ class Search:
                 if not first_failure:
                     first_failure.append(self.stats.examples)
                     failing[repr(failure[0])] = failure
+                    self._prefetching = False  # shrinking: only inputs not judged before run
                 raise _Found  # the one place: Hypothesis tells failures apart by where
 
         def judge_new(inputs: list[Any]) -> Failure | None:
@@ -434,8 +628,12 @@ class Search:
             hypothesis.target(best, label="rarely touched clauses")
             return None, len(inputs)
 
-        strategy = input_batches(self.module, batch)
-        found = _drive(strategy, test, max_examples, seed)
+        strategy = input_batches(self.module, batch, self)
+        self._prefetching = True
+        try:
+            found = _drive(strategy, test, max_examples, seed)
+        finally:
+            self._prefetching = False
         self.stats.seconds += time.perf_counter() - started
         if not found:
             return None
@@ -484,8 +682,14 @@ class Search:
         def judge(probes: list[Any], keys: list[str] | None) -> tuple[Any, dict[str, str]] | None:
             plans = [prop.requests(probe) for probe in probes]
             flat = [case_input for plan in plans for case_input in plan]
-            pending = {p.name: self._pool.submit(self._run, p, flat) for p in platforms}
-            answers = {name: future.result() for name, future in pending.items()}
+            ticket = next(self._tickets)
+            requests = self.send(ticket, flat)
+            answers = {
+                p.name: self._lanes[p.name].take(ticket)
+                if p.name in self._lanes
+                else self._run_requests(p, requests)
+                for p in platforms
+            }
             at = 0
             for i, (probe, plan) in enumerate(zip(probes, plans, strict=True)):
                 reasons = {}
@@ -529,7 +733,8 @@ class Search:
         )
 
     def close(self) -> None:
-        self._pool.shutdown()
+        for lane in self._lanes.values():
+            lane.close()
 
     def properties(self) -> tuple[Property, ...]:
         found: tuple[Property, ...] = getattr(self.module, "PROPERTIES", ())

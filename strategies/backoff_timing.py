@@ -14,33 +14,52 @@ MAX_SAFE = 2**53 - 1
 EDGE_MS = (0, 1, 2, 3, 100, 1000, 2**31 - 1, 2**31, 2**32, 2**52, MAX_SAFE)
 
 
-# One input as bytes, each field at a fixed offset (shrinking one leaves the others):
-# base_ms and max_ms (8 each), jitter, form (attempts or steps), attempts, step count,
-# the steps (2 bits each), the samples edit and its bad sample, a pool of 2-byte samples.
-STEP_BYTES, SAMPLE_POOL = 20, 16
-RECORD = 8 + 8 + 4 + STEP_BYTES + 2 + 2 * SAMPLE_POOL
+# One input as 23 bytes, each field at a fixed offset (shrinking one leaves the
+# others): base_ms and max_ms (3 each), jitter, length, form (attempts or steps), a
+# reset pattern, the samples edit and its bad sample, a pool of four 2-byte samples.
+# Hypothesis's cost is per byte drawn, and the platforms' cost grows with the number
+# of delays (and float samples): records are short, and three inputs in four are
+# short runs, the fourth a long one around 2^53 and 2^64 of the base.
+PATTERN_BYTES, SAMPLE_POOL = 3, 4
+RECORD = 3 + 3 + 3 + PATTERN_BYTES + 2 + 2 * SAMPLE_POOL
 _JITTERS = ("none", "none", "full", "Full")
 _EDITS = ("keep", "keep", "keep", "short", "bad")
 _BAD_SAMPLES = (1.0, -0.0, -1e-9, 2.0)
 _EDGE_SAMPLES = (0.0, 0.5, 0.9999999999999999, 1e-300)
+_SPREAD = 0x5DEECE66D1  # odd: spreads a 16-bit value over the safe integers
 
 
 def _param(raw: bytes) -> int:
-    """An edge value, any safe integer, a small one, or -3..0 (rejected: BACKOFF-1)."""
-    kind = raw[0] % 4
+    """An edge value, near a power of two or anywhere among the safe integers, a 16-bit
+    one, or -3..0 (rejected: BACKOFF-1)."""
+    kind, hi, lo = raw[0] % 4, raw[1], raw[2]
     if kind == 0:
-        return EDGE_MS[raw[1] % len(EDGE_MS)]
+        return EDGE_MS[hi % len(EDGE_MS)]
     if kind == 1:
-        return int.from_bytes(raw[1:], "big") % (MAX_SAFE + 1)
+        if lo < 128:
+            return min(MAX_SAFE, max(0, (1 << hi % 54) + lo % 5 - 2))
+        return ((hi << 8 | lo) * _SPREAD) % (MAX_SAFE + 1)
     if kind == 2:
-        return int.from_bytes(raw[1:3], "big")
-    return -(raw[1] % 4)
+        return hi << 8 | lo
+    return -(hi % 4)
+
+
+def _length(b: int, most: int) -> int:
+    """0..8 for three bytes in four; else 40 up to ``most`` (monotonic in the byte, so
+    shrinking it lowers the length: where overflows begin, around attempt 53 and 64)."""
+    return b % 9 if b < 192 else min(most, 40 + b - 192)
 
 
 def _attempts(b: int) -> int:
-    # 0..100 (identity, so shrinking lowers it), and 50..70 more often: attempts
-    # cluster where implementations break, around 2^53 and 2^64 of the base.
-    return b if b <= 100 else 50 + (b - 101) % 21
+    return _length(b, 100)
+
+
+def _steps(length: int, pattern: bytes) -> list[str]:
+    # A reset where the pattern's 2-bit slot (repeating every 12 steps) is 3.
+    return [
+        "reset" if pattern[(i % 12) >> 2] >> (2 * (i & 3)) & 3 == 3 else "next"
+        for i in range(length)
+    ]
 
 
 def _sample(hi: int, lo: int) -> float:
@@ -49,31 +68,27 @@ def _sample(hi: int, lo: int) -> float:
 
 def decode(record: bytes) -> dict[str, Any]:
     case: dict[str, Any] = {
-        "base_ms": _param(record[0:8]),
-        "max_ms": _param(record[8:16]),
-        "jitter": _JITTERS[record[16] % 4],
+        "base_ms": _param(record[0:3]),
+        "max_ms": _param(record[3:6]),
+        "jitter": _JITTERS[record[6] % 4],
     }
-    if record[17] % 2 == 0:
-        nexts = case["attempts"] = _attempts(record[18])
+    if record[8] % 2 == 0:
+        nexts = case["attempts"] = _attempts(record[7])
     else:
-        count = record[19] % 81
-        packed = record[20 : 20 + STEP_BYTES]
-        steps = [
-            "reset" if packed[i >> 2] >> (2 * (i & 3)) & 3 == 3 else "next" for i in range(count)
-        ]
+        steps = _steps(_length(record[7], 80), record[9:12])
         case["steps"] = steps
         nexts = steps.count("next")
     if case["jitter"] != "none":
         # Recorded samples keep the output deterministic, so platforms can be compared;
         # sometimes one short (samples_exhausted) or one out of range (invalid_sample).
-        at = 22 + STEP_BYTES
+        at = 14
         pool = [_sample(record[at + 2 * i], record[at + 2 * i + 1]) for i in range(SAMPLE_POOL)]
         samples = [pool[i % SAMPLE_POOL] for i in range(nexts)]
-        edit = _EDITS[record[20 + STEP_BYTES] % len(_EDITS)]
+        edit = _EDITS[record[12] % len(_EDITS)]
         if edit == "short" and samples:
             samples.pop()
         elif edit == "bad":
-            samples.append(_BAD_SAMPLES[record[21 + STEP_BYTES] % 4])
+            samples.append(_BAD_SAMPLES[record[13] % 4])
         case["samples"] = samples
     return case
 
@@ -102,22 +117,18 @@ def _positive(raw: bytes) -> int:
 
 
 def _decode_schedule(record: bytes) -> dict[str, Any]:
-    cap = _positive(record[0:8])
-    base = _positive(record[8:16])
-    if record[16] & 1:
+    cap = _positive(record[0:3])
+    base = _positive(record[3:6])
+    if record[6] & 1:
         base = min(base, cap)  # usually a base below the cap
-    if record[17] % 2 == 0:
-        steps = ["next"] * _attempts(record[18])  # long runs without a reset
+    if record[8] % 2 == 0:
+        steps = ["next"] * _attempts(record[7])  # runs without a reset
     else:
-        count = record[19] % 81
-        packed = record[20 : 20 + STEP_BYTES]
-        steps = [
-            "reset" if packed[i >> 2] >> (2 * (i & 3)) & 3 == 3 else "next" for i in range(count)
-        ]
+        steps = _steps(_length(record[7], 80), record[9:12])
     return {"base_ms": base, "max_ms": cap, "steps": steps}
 
 
-SCHEDULE_RECORD = 20 + STEP_BYTES
+SCHEDULE_RECORD = 9 + PATTERN_BYTES
 
 
 def _schedules(probe: dict[str, Any]) -> list[Any]:

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from . import Reader, Response, records
 
 # Values where JSON writers disagree (HOOK-6): integer-valued floats, -0, exponents
-# at the ECMAScript thresholds, 2^53 + 1, the extremes, escapes and non-ASCII.
+# at the ECMAScript thresholds, the largest safe integer (vectors are I-JSON: 2^53 + 1
+# cannot be one, JS reads it as 2^53), the extremes, escapes and non-ASCII.
 VALUES: tuple[Any, ...] = (
     1,
     "a",
@@ -28,7 +29,7 @@ VALUES: tuple[Any, ...] = (
     1e21,
     1e20,
     123456789012345680000,
-    2**53 + 1,
+    2**53 - 1,
     -2.5,
     5e-324,
     1.7976931348623157e308,

@@ -144,15 +144,17 @@ _VALID_RULE = rule(valid_only=True)
 
 
 # Mostly one or two rules: with more, some pattern nearly always has a bracket set.
-RULE_COUNTS = (0, 1, 1, 1, 1, 2, 2, 3, 4)
-# The rule count, four 6-byte rules (the first `count` used), the name's 5 bytes.
-RECORD = 1 + 4 * 6 + 5
+# (Hypothesis's cost is per byte drawn, and every record holds room for the most.)
+RULE_COUNTS = (0, 1, 1, 1, 1, 2, 2, 3, 3)
+MAX_RULES = max(RULE_COUNTS)
+# The rule count, MAX_RULES 6-byte rules (the first `count` used), the name's 5 bytes.
+RECORD = 1 + MAX_RULES * 6 + 5
 
 
 def decode(record: bytes) -> dict[str, Any]:
     count = RULE_COUNTS[record[0] % len(RULE_COUNTS)]
     rules = [_rule(record[1 + 6 * i : 7 + 6 * i], False) for i in range(count)]
-    raw = record[25:30]
+    raw = record[1 + MAX_RULES * 6 : RECORD]
     if rules and raw[0] % 4:
         # Mostly a name made from one of the patterns (see instance()).
         name = instance(rules[raw[0] % len(rules)]["tool_pattern"], raw[1:])

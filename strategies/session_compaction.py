@@ -8,46 +8,67 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from . import Reader, Response, records
+from . import Response, records
 
 MAX_SAFE = 2**53 - 1
 _TOKENS = (0, 1, 5, 10, 100)
 _FLAWS = ("role", "orphan", "summary", "huge", "negative")
 _SUMMARY = (16, 0)
 _COMPACTED = (0, 1, 3, -1)
-MAX_TURNS = 7
+MAX_TURNS = 5  # one more than the largest reserve_recent drawn, so a middle can exist
+
+# One input as bytes at fixed offsets (shrinking one field leaves the others): the
+# options, the history's shape, a flaw, then three bytes per turn. Hypothesis's cost
+# is per byte drawn, and every platform's grows with the history, so turns are few
+# and each is three bytes: user tokens, assistant tokens, and the tool calls.
+OPTIONS, FLAW, TURNS = 0, 6, 9
+TURN_BYTES = 3
+RECORD = TURNS + TURN_BYTES * MAX_TURNS
 
 
-def _tokens(r: Reader) -> int:
-    b = r.byte()
+def _tokens(b: int) -> int:
     return _TOKENS[b % 5] if b < 40 else b % 201
 
 
-def _history(r: Reader) -> list[dict[str, Any]]:
+def _history(record: bytes) -> list[dict[str, Any]]:
+    shape = record[OPTIONS + 5]
     messages: list[dict[str, Any]] = []
-    if r.chance(2):
-        messages.append({"role": "system", "content": "sys", "token_count": _tokens(r)})
+    if shape & 1:
+        messages.append({"role": "system", "content": "sys", "token_count": _tokens(shape >> 1)})
     calls = 0
-    for _ in range(r.byte() % (MAX_TURNS + 1)):
-        messages.append({"role": "user", "content": "q", "token_count": _tokens(r)})
-        n_calls = r.byte() % 3
+    for turn in range((shape >> 1) % (MAX_TURNS + 1)):
+        user, assistant, tools = record[TURNS + TURN_BYTES * turn : TURNS + TURN_BYTES * turn + 3]
+        messages.append({"role": "user", "content": "q", "token_count": _tokens(user)})
+        # tools: the number of calls (0..2), their results' token counts, and now and
+        # then an empty tool_calls list or an assistant follow-up after a result.
+        n_calls = tools % 3
         ids = [f"c{calls + i}" for i in range(n_calls)]
         calls += n_calls
-        reply: dict[str, Any] = {"role": "assistant", "content": "a", "token_count": _tokens(r)}
-        if ids or r.chance(2):  # an empty tool_calls list now and then
+        reply: dict[str, Any] = {
+            "role": "assistant",
+            "content": "a",
+            "token_count": _tokens(assistant),
+        }
+        if ids or tools >= 240:
             reply["tool_calls"] = [{"id": call, "name": "fs.read"} for call in ids]
         messages.append(reply)
-        for call in ids:
+        for i, call in enumerate(ids):
             messages.append(
-                {"role": "tool", "content": "r", "token_count": _tokens(r), "tool_call_id": call}
+                {
+                    "role": "tool",
+                    "content": "r",
+                    "token_count": _tokens(tools // 3 + 17 * i),
+                    "tool_call_id": call,
+                }
             )
-            if r.chance(6):
-                messages.append({"role": "assistant", "content": "a2", "token_count": 1})
+        if ids and tools >= 216:
+            messages.append({"role": "assistant", "content": "a2", "token_count": 1})
     # Sometimes break it (COMP-4): a bad role, an orphan result, a summary flag, huge count.
-    if messages and r.chance(5):
-        i = r.byte() % len(messages)
+    chance, where, kind = record[FLAW : FLAW + 3]
+    if messages and chance % 5 == 4:
+        i = where % len(messages)
         broken = dict(messages[i])
-        flaw = r.pick(_FLAWS)
+        flaw = _FLAWS[kind % len(_FLAWS)]
         if flaw == "role":
             broken["role"] = "developer"
         elif flaw == "orphan":
@@ -62,16 +83,9 @@ def _history(r: Reader) -> list[dict[str, Any]]:
     return messages
 
 
-# The options first (fixed offsets), then the history, read as far as it goes: the
-# longest (system, 7 turns of 2 calls and a follow-up each, a flaw) reads 62 bytes.
-RECORD = 8 + 62
-
-
 def decode(record: bytes) -> dict[str, Any]:
-    r = Reader(record)
-    budget, summary, compacted, reserve, flags = r.take(5)
-    tail = Reader(record[8:])
-    messages = _history(tail)
+    budget, summary, compacted, reserve, flags = record[OPTIONS : OPTIONS + 5]
+    messages = _history(record)
     total = sum(m["token_count"] for m in messages)
     # Budgets around the trigger (total > 0.9 x max) and around the total itself.
     near = [total * 10 // 9 + d for d in (-1, 0, 1)] + [total + d for d in (-1, 0, 1)]

@@ -91,20 +91,27 @@ def split(text: str, cuts: list[int]) -> list[str]:
 BAD_UTF8 = (b"\xff", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf0\x9f\x98")
 
 
+# byte -> the bytes it stands for in the byte form (its low 7 bits pick them)
+_BYTES_OF_BYTE = tuple(
+    BAD_UTF8[(b & 0x7F) % len(BAD_UTF8)]
+    if b & 0x7F >= 120
+    else PIECES[(b & 0x7F) % len(PIECES)].encode("utf-8")
+    for b in range(256)
+)
+
+
 def _bytes_case(raw: bytes) -> dict[str, Any]:
     """The byte form (SSE-11): pieces UTF-8 encoded (now and then invalid bytes), cut at
     byte positions, also inside a multi-byte character; one code point per byte."""
-    data, cuts = b"", []
+    pieces, cuts, length = [], set(), 0
     for b in raw:
-        if b & 0x80 and data:
-            cuts.append(max(0, len(data) - (b >> 5 & 3)))  # at the end, or 1-3 bytes in
-        index = b & 0x7F
-        data += (
-            BAD_UTF8[index % len(BAD_UTF8)]
-            if index >= 120
-            else PIECES[index % len(PIECES)].encode("utf-8")
-        )
-    bounds = [0, *sorted(set(cuts)), len(data)]
+        if b & 0x80 and length:
+            cuts.add(max(0, length - (b >> 5 & 3)))  # at the end, or 1-3 bytes in
+        piece = _BYTES_OF_BYTE[b]
+        pieces.append(piece)
+        length += len(piece)
+    data = b"".join(pieces)
+    bounds = [0, *sorted(cuts), length]
     chunks = [data[a:z].decode("latin-1") for a, z in itertools.pairwise(bounds)]
     return {"chunks": chunks, "encoding": "bytes"}
 
@@ -113,10 +120,27 @@ def _bytes_case(raw: bytes) -> dict[str, Any]:
 RECORD = 1 + SIZE
 
 
+_PIECE_OF_BYTE = tuple(PIECES[(b & 0x7F) % len(PIECES)] for b in range(256))
+
+
+def _chunks(raw: bytes) -> list[str]:
+    """``split(*_text_and_cuts(raw))``, built chunk by chunk (it runs on every input)."""
+    chunks: list[list[str]] = [[]]
+    length = 0
+    for b in raw:
+        piece = _PIECE_OF_BYTE[b]
+        if b & 0x80 and length:
+            chunks.append([piece])
+        else:
+            chunks[-1].append(piece)
+        length += len(piece)
+    return ["".join(chunk) for chunk in chunks]
+
+
 def decode(record: bytes) -> dict[str, Any]:
     if record[0] % 4 == 3:
         return _bytes_case(record[1:])
-    return {"chunks": split(*_text_and_cuts(record[1:]))}
+    return {"chunks": _chunks(record[1:])}
 
 
 def inputs() -> st.SearchStrategy[dict[str, Any]]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -443,14 +444,78 @@ def test_an_error_on_a_platform_thread_reaches_the_search(monkeypatch: pytest.Mo
         started(PythonAdapter()),
         [StartedPlatform("threaded", worker, None)],
     )
-    real_run = search._run
+    real_run = search._run_requests
 
-    def run(platform: StartedPlatform, inputs: Any) -> Any:
+    def run(platform: StartedPlatform, requests: Any) -> Any:
         if platform.name == "threaded":
             raise RuntimeError("the thread broke")
-        return real_run(platform, inputs)
+        return real_run(platform, requests)
 
-    monkeypatch.setattr(search, "_run", run)
+    monkeypatch.setattr(search, "_run_requests", run)
     with pytest.raises(RuntimeError, match="the thread broke"):
         search.disagreements([{"op": "parse", "name": "mcp__a__b"}] * 100)
     search.close()
+
+
+def served_crlf() -> Any:
+    """The CR|LF fault in a worker process behind a WorkerAdapter (so it runs on a lane)."""
+    from adapters.worker import WorkerAdapter
+
+    tests = str(Path(__file__).resolve().parent)
+    code = (
+        f"import sys; sys.path.insert(0, {tests!r}); from adapters.serve import main; "
+        "sys.exit(main(['generate_workers:crlf']))"
+    )
+    return WorkerAdapter("crlf", [sys.executable, "-c", code])
+
+
+def test_a_served_platform_gets_chunks_while_the_batch_is_drawn_and_the_fault_is_shrunk() -> None:
+    # Out of process, chunks go to the platform while Hypothesis still draws the batch
+    # (_Sent); the search must find and shrink exactly what it finds in-process.
+    in_process = search_for("sse-frames", CrLfAcrossChunks("crlf")).search(MAX_EXAMPLES, SEED, 96)
+    search = search_for("sse-frames", served_crlf())
+    try:
+        assert "crlf" in search._lanes
+        served = search.search(MAX_EXAMPLES, SEED, 96)
+    finally:
+        search.close()
+        search.others[0].adapter.stop()  # type: ignore[union-attr]
+    assert in_process is not None and served is not None
+    assert served.input == in_process.input and len(served.input["chunks"]) <= 3
+    assert served.reasons == in_process.reasons
+
+
+def test_a_lane_drops_answers_to_an_abandoned_batch() -> None:
+    from runners._generate import _Lane
+
+    lane = _Lane("echo", lambda requests: [{"id": r["id"], "output": r["input"]} for r in requests])
+    try:
+        lane.send(1, [{"id": "0", "domain": "d", "input": "first, chunk 1"}])
+        lane.send(1, [{"id": "0", "domain": "d", "input": "first, chunk 2 (never taken)"}])
+        lane.send(2, [{"id": "0", "domain": "d", "input": "second"}])
+        assert lane.take(1) == [{"id": "0", "output": "first, chunk 1"}]
+        assert lane.take(2) == [{"id": "0", "output": "second"}]
+    finally:
+        lane.close()
+
+
+def test_a_boolean_is_not_the_number_one_nor_sorted_keys_a_difference() -> None:
+    from runners._generate import _Keys
+
+    search = search_for("mcp-normalization", PythonAdapter())
+    for ok in ({"output": {"valid": True, "name": "a"}}, {"output": {"valid": 2, "name": "a"}}):
+        keys = _Keys(ok["output"])
+        sorted_keys = {"output": dict(sorted(ok["output"].items()))}
+        assert search._judge({}, ok, sorted_keys, keys) is None
+        assert search._judge({}, ok, ok, keys) is None
+    ok = {"output": {"valid": True, "name": "a"}}
+    keys = _Keys(ok["output"])
+    # Equal under ==, yet not the same JSON, whichever side has the boolean.
+    assert search._judge({}, ok, {"output": {"valid": 1, "name": "a"}}, keys)
+    assert search._judge({}, ok, {"output": {"name": "a", "valid": 1}}, keys)
+    one = {"output": {"name": "a", "valid": 1}}
+    assert search._judge({}, one, {"output": {"valid": True, "name": "a"}}, _Keys(one["output"]))
+    assert (
+        search._judge({}, one, {"output": {"name": "a", "valid": 1.0}}, _Keys(one["output"]))
+        is None
+    )

@@ -1,7 +1,7 @@
 // Worker-thread side of run-in-thread.js: for each {seq, domain, input, root} message,
 // run that domain's asynchronous case to completion, post {seq, output} / {seq, error:
-// {code, message}} / {seq, crash} on the reply port, then wake the blocked caller
-// through the flag.
+// {code, message}} / {seq, crash} on the reply port, then write seq into the shared
+// cell and wake the blocked caller.
 import { parentPort, workerData } from "node:worker_threads";
 
 import { HanzoError } from "../src/errors.js";
@@ -19,7 +19,7 @@ parentPort?.on("message", async ({ seq, domain, input, root }) => {
     if (err instanceof HanzoError) port.postMessage({ seq, error: { code: err.code, message: err.message } });
     else port.postMessage({ seq, crash: err instanceof Error ? (err.stack ?? String(err)) : String(err) });
   } finally {
-    Atomics.store(signal, 0, 1);
+    Atomics.store(signal, 0, seq);
     Atomics.notify(signal, 0);
   }
 });
