@@ -182,39 +182,18 @@ export class SseFrameBuffer {
     // here unless a BOM or LF was dropped, and then no line is pending.
     if (n - start === 1) {
       const c = chunk.charCodeAt(start);
-      if (c !== LF && c !== CR) {
-        this.#appendPending(start === 0 ? chunk : chunk.slice(start));
-      } else if (this.#pending === "" && this.#pendingBlocks === null) {
-        this.#lines(chunk, start, c === LF ? start : NONE, c === CR ? start : NONE, frames);
-      } else {
-        const line = this.#takePending(chunk);
-        const end = line.length - 1;
-        this.#lines(line, 0, c === LF ? end : NONE, c === CR ? end : NONE, frames);
-      }
+      if (c !== LF && c !== CR) this.#appendPending(start === 0 ? chunk : chunk.slice(start));
+      else this.#endLine(chunk, start, c, frames);
       return frames;
     }
 
-    // The first LF and CR at or after `start`; -1: not searched yet.
-    let lf = -1;
-    let cr = -1;
-    if (this.#pending !== "" || this.#pendingBlocks !== null) {
-      // Complete the pending line with the chunk up to its first line ending.
-      lf = chunk.indexOf("\n", start);
-      cr = chunk.indexOf("\r", start);
-      if (lf === -1 && cr === -1) {
-        this.#appendPending(start === 0 ? chunk : chunk.slice(start));
-        return frames;
-      }
-      if (lf < 0) lf = NONE;
-      if (cr < 0) cr = NONE;
-      const end = lf < cr ? lf : cr;
-      // The line keeps its ending, its only one, so #lines reads it as one line.
-      const line = this.#takePending(chunk.slice(start, end + 1));
-      const last = line.length - 1;
-      this.#lines(line, 0, end === lf ? last : NONE, end === cr ? last : NONE, frames);
-      start = end === cr && lf === cr + 1 ? end + 2 : end + 1;
-    }
-    start = this.#lines(chunk, start, lf, cr, frames);
+    // Lines are ended out of line, so that this function stays small enough
+    // for V8 to inline it into `feed` (one call less per byte in c1 feeding,
+    // where the c1 branch above is the hot path).
+    start =
+      this.#pending === "" && this.#pendingBlocks === null
+        ? this.#lines(chunk, start, -1, -1, frames)
+        : this.#finishPending(chunk, start, frames);
     if (start < n) {
       this.#pending = chunk.slice(start);
       this.#pendingPieces = 1;
@@ -249,6 +228,48 @@ export class SseFrameBuffer {
     this.#pendingPieces = 0;
     this.#pendingBlocks = null;
     return line;
+  }
+
+  /**
+   * The line ending `c` at chunk[start], the chunk's last code unit, ends the
+   * pending line (or is an empty line).
+   * @param {string} chunk
+   * @param {number} start
+   * @param {number} c
+   * @param {SseFrame[]} frames
+   */
+  #endLine(chunk, start, c, frames) {
+    const line = this.#pending === "" && this.#pendingBlocks === null ? chunk : this.#takePending(chunk);
+    const end = line.length - 1;
+    this.#lines(line, line === chunk ? start : 0, c === LF ? end : NONE, c === CR ? end : NONE, frames);
+  }
+
+  /**
+   * Completes the pending line with the chunk from `start` up to its first
+   * line ending and interprets it, then the lines after it; returns the index
+   * where the chunk's incomplete last line starts (the chunk's length if all
+   * of it was appended to the pending line).
+   * @param {string} chunk
+   * @param {number} start
+   * @param {SseFrame[]} frames
+   * @returns {number}
+   */
+  #finishPending(chunk, start, frames) {
+    let lf = chunk.indexOf("\n", start);
+    let cr = chunk.indexOf("\r", start);
+    if (lf === -1 && cr === -1) {
+      this.#appendPending(start === 0 ? chunk : chunk.slice(start));
+      return chunk.length;
+    }
+    if (lf < 0) lf = NONE;
+    if (cr < 0) cr = NONE;
+    const end = lf < cr ? lf : cr;
+    // The line keeps its ending, its only one, so #lines reads it as one line.
+    const line = this.#takePending(chunk.slice(start, end + 1));
+    const last = line.length - 1;
+    this.#lines(line, 0, end === lf ? last : NONE, end === cr ? last : NONE, frames);
+    // Both positions stay valid for the rest of the chunk: #lines searches again only the one passed.
+    return this.#lines(chunk, end === cr && lf === cr + 1 ? end + 2 : end + 1, lf, cr, frames);
   }
 
   /**
@@ -381,20 +402,28 @@ export class SseFrameBuffer {
   }
 }
 
-// Feed every line shape, ending and chunk-boundary case a few times at load,
+// Feed every line shape, ending and chunking case a few times at load,
 // so that V8 has type feedback for every branch of #lines before it first
-// optimizes it. Without this, the first stream decides the optimized code, and
-// a later stream with other shapes (a CR, an `id` or `retry` line) deoptimizes
-// it mid-stream; in the benchmark's full runs that made the mixed-endings ratio
-// swing between processes (0.95-1.20, 1.15-1.23 with this; bench/README.md).
+// optimizes it, and #retry and the frames' `retry` have already held null, a
+// small integer and a double (a chunk ends after a `retry` line). Without
+// this, the first stream decides the optimized code, and a later stream with
+// other shapes (a CR, an `id` or `retry` line) deoptimizes it mid-stream; in
+// the benchmark's full runs that made the mixed-endings ratio swing between
+// processes (bench/README.md, "JS SSE").
 {
-  const sample = new TextEncoder().encode(
-    ": c\ndata: a\ndata:b\r\nevent: e\rid: 1\r\nretry: 5\n\nid\r\rdata\nevent\nretry\nretry: 12345678901\rx: y\n\r\n",
-  );
+  const encoder = new TextEncoder();
+  const pieces = [
+    ": c\ndat", // a line completed by the next chunk
+    "a: a\ndata:b\r", // ends with the CR of a CRLF
+    "\nevent: e\rid: 1\r\nid: a\u0000b\nretry: 5\n", // ends with a block holding a retry
+    "\nid\r\rdata\nevent\nretry\nretry: 12345678901\r",
+    "x: y\n\r\n",
+  ].map((piece) => encoder.encode(piece));
+  const bytes = encoder.encode("id: \u20ac\r\n\r\ndata\n\n");
+  const buffer = new SseFrameBuffer(); // each round leaves no line or block pending
   for (let i = 0; i < 20; i += 1) {
-    const buffer = new SseFrameBuffer();
-    buffer.feed(sample.subarray(0, 7));
-    buffer.feed(sample.subarray(7, 19)); // ends with the CR of a CRLF
-    buffer.feed(sample.subarray(19));
+    for (const piece of pieces) buffer.feed(piece);
+    buffer.feed(new Uint8Array(0));
+    for (let at = 0; at < bytes.length; at += 1) buffer.feed(bytes.subarray(at, at + 1)); // c1 feeding
   }
 }
