@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -28,6 +29,7 @@ __all__ = [
     "BadRequest",
     "KnownInputText",
     "encode_request",
+    "expected_answer",
     "plainly_valid_response",
     "problem",
 ]
@@ -129,7 +131,8 @@ STOP_LINE = _line("stop", {"cmd": "stop"})
 
 # One encoder for every request (json.dumps with options builds one per call).
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-_encode_string = _ENCODER.encode  # a str's JSON text, as in a whole message
+# A str's JSON text, as _ENCODER writes it inside a message (without its Python wrapper).
+_encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
 
 class BadRequest(ValueError):
@@ -143,6 +146,10 @@ def encode_request(request: Request) -> bytes:
     which carry it to the worker faithfully.
     """
     input_json = getattr(request, "input_json", None)
+    if input_json is not None:
+        line: bytes | None = request.line  # type: ignore[attr-defined]
+        if line is not None:  # made for another platform's run of the same request
+            return line
     request_id, domain = request["id"], request["domain"]
     if (
         input_json is not None
@@ -154,17 +161,13 @@ def encode_request(request: Request) -> bytes:
         # What _plainly_valid_run checks, without building the message; the same bytes
         # as encoding it (key order, separators), the input's text reused. The domain is
         # kebab-case, so it needs no escaping.
-        text: str = (
-            '{"cmd":"run","id":'
-            + _encode_string(request_id)
-            + ',"domain":"'
-            + domain
-            + '","input":'
-            + input_json
-            + "}"
+        text = (
+            f'{{"cmd":"run","id":{_encode_string(request_id)},"domain":"{domain}",'
+            f'"input":{input_json}}}\n'
         )
         with contextlib.suppress(UnicodeEncodeError):  # a lone surrogate: the slow way below
-            return text.encode("utf-8") + b"\n"
+            line = request.line = text.encode("utf-8")  # type: ignore[attr-defined]
+            return line
     message: dict[str, Any] = {
         "cmd": "run",
         "id": request_id,
@@ -182,3 +185,29 @@ def encode_request(request: Request) -> bytes:
         return text.encode("utf-8") + b"\n"
     except UnicodeEncodeError:
         return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+def expected_answer(request: Request) -> bytes | None:
+    """The response line that means "the output the request expects", if it says
+    (``adapters.protocol.KnownInputText``): ``{"id":<id>,"output":<text>}``, compact,
+    UTF-8 (without the newline that ends it), as ``adapters/serve.py``,
+    ``impl_js/conformance/worker.mjs`` and the Rust extension write it. Kept on the
+    request (``answer_line``).
+
+    Seeing exactly these bytes means the answer is ``{id, output}`` with that output
+    (a valid response). A worker that spells it differently (other key order,
+    spacing, escapes or number forms) still answers correctly; its line is just
+    decoded and judged the ordinary way.
+    """
+    output_json = getattr(request, "expected_output_json", None)
+    if output_json is None:
+        return None
+    line: bytes | None = request.answer_line  # type: ignore[attr-defined]
+    if line is None:
+        text = f'{{"id":{_encode_string(request["id"])},"output":{output_json}}}'
+        try:
+            line = text.encode("utf-8")
+        except UnicodeEncodeError:  # no UTF-8 form: no worker writes it so
+            line = b""
+        request.answer_line = line  # type: ignore[attr-defined]
+    return line or None

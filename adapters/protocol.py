@@ -66,13 +66,51 @@ class KnownInputText(dict[str, Any]):
     The harness builds one per case and platform from the case's cached text
     (``runners._vectors.Case.input_json``): ``encode_request`` writes that text
     instead of encoding the input again. To any adapter it is a plain request.
+
+    It may also say what output it expects: ``expected_output`` and its compact
+    JSON text ``expected_output_json`` (``runners._vectors.Case.expected_json``).
+    An adapter that receives answers as text (``WorkerAdapter``) may then answer an
+    output whose text is byte for byte that text with an :class:`OutputAsExpected`
+    holding ``expected_output``, without decoding it: equal JSON text is the same
+    JSON value. Any other answer is decoded and returned as usual.
+
+    The harness makes one per case and shares it between platforms, so adapters may
+    keep what they derive from it: ``line`` (the encoded ``run`` line) and
+    ``answer_line`` (the answer line meaning "the expected output", ``b""`` when there
+    is none), both None until made. Such a request is not changed once made.
     """
 
-    __slots__ = ("input_json",)
+    __slots__ = ("answer_line", "expected_output", "expected_output_json", "input_json", "line")
 
-    def __init__(self, request_id: str, domain: str, case_input: Any, input_json: str) -> None:
-        super().__init__(id=request_id, domain=domain, input=case_input)
+    def __init__(
+        self,
+        request_id: str,
+        domain: str,
+        case_input: Any,
+        input_json: str | None,
+        expected_output_json: str | None = None,
+        expected_output: Any = None,
+    ) -> None:
+        self["id"] = request_id  # item by item: cheaper than dict's keyword __init__
+        self["domain"] = domain
+        self["input"] = case_input
         self.input_json = input_json
+        self.expected_output_json = expected_output_json
+        self.expected_output = expected_output
+        self.line: bytes | None = None
+        self.answer_line: bytes | None = None
+
+
+class OutputAsExpected(dict[str, Any]):
+    """An ``{id, output}`` response whose output's JSON text was exactly the request's
+    ``expected_output_json``; its ``output`` is the request's ``expected_output`` object.
+
+    To any caller it is a plain output response. One that knows the request's
+    expectation (``runners._outcomes.Judgement``) can tell from the type alone that
+    the output is that value, and skip comparing it.
+    """
+
+    __slots__ = ()
 
 
 class ErrorBody(TypedDict):

@@ -81,6 +81,18 @@ class RustAdapter:
             for request, response in zip(requests, responses, strict=True)
         ]
 
+    def run_line(self, line: bytes) -> bytes | None:
+        """Answer one protocol ``run`` line as text (the served child's fast path).
+
+        The line goes to the extension as it came (serde_json parses it) and the
+        response line comes back as it will be written: no Python object per case.
+        ``None``: the extension would refuse this request; ``run`` reports it.
+        """
+        if self._ext is None:
+            raise RuntimeError("RustAdapter.run_line() before start()")
+        answer: bytes | None = self._ext.run_line(line)
+        return answer
+
     def stop(self) -> None:
         self._ext = None
 

@@ -18,6 +18,12 @@ first unanswered one and the one blamed. A case that kills the process takes
 the unwritten answers of its group along: the harness (``WorkerAdapter`` with
 ``answers_in_groups``) then runs the unanswered cases alone until the one that
 kills it is found, and blames exactly that one (bench/README.md, "Harness overhead").
+
+An adapter with a ``run_line(line: bytes) -> bytes | None`` method (``python``, ``rust``) is
+handed each ``run`` line as the harness wrote it and returns the response line
+as it is to be written, so the child makes no Python object per case; ``None``
+sends that line down the ordinary path (decode, ``run``, encode), which reports
+whatever made the fast path decline it.
 """
 
 from __future__ import annotations
@@ -146,8 +152,7 @@ def _lines(stdin: IO[bytes], answers: _Answers) -> Iterator[bytes]:
                 yield partial
             return
         *complete, partial = (partial + chunk).split(b"\n")
-        for line in complete:
-            yield line + b"\n"
+        yield from complete  # lines without their newline
 
 
 def _handshake_answer(answers: _Answers, message: dict[str, Any]) -> None:
@@ -166,11 +171,21 @@ def serve(adapter: Adapter, stdin: IO[bytes], stdout: IO[bytes]) -> int:
     return 0
 
 
+# How the harness begins every run line (adapters.messages.encode_request).
+RUN_PREFIX = b'{"cmd":"run",'
+
+
 def _serve(
     adapter: Adapter, implementation: Any, lines: Iterator[bytes], answers: _Answers
 ) -> None:
     started = False
+    run_line: Callable[[bytes], bytes | None] | None = getattr(adapter, "run_line", None)
     for line in lines:
+        if started and run_line is not None and line.startswith(RUN_PREFIX):
+            answer = run_line(line)
+            if answer is not None:
+                answers.add(answer)
+                continue
         try:
             request = _DECODER.decode(line.decode("utf-8", "surrogatepass"))
         except ValueError as exc:

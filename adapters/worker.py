@@ -34,10 +34,11 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
-from .messages import START_LINE, STOP_LINE, BadRequest, encode_request, problem
+from .messages import START_LINE, STOP_LINE, BadRequest, encode_request, expected_answer, problem
 from .protocol import (
     PROTOCOL_VERSION,
     Implementation,
+    OutputAsExpected,
     PlatformUnavailable,
     Request,
     Response,
@@ -53,6 +54,13 @@ _STOP_GRACE_S = 2.0
 _EXIT_GRACE_S = 1.0
 _FLUSH_PROBE_S = 0.5  # after a timeout: how long stdin's EOF may take to shake out buffered lines
 _EOF = None  # queue sentinel: stdout closed
+
+
+class _TimedOut:
+    """No line within the case's time limit."""
+
+
+_TIMED_OUT = _TimedOut()
 FLUSH_HINT = (
     "the worker wrote its answer only when its stdin was closed: "
     "it must flush stdout after each line it writes"
@@ -104,9 +112,9 @@ class _Worker:
         self.pgid = self.proc.pid
         # The reader thread queues lists of lines (all those one read brought), so a
         # worker that writes many answers at once costs one queue hand-over, not one
-        # per answer; ``_ready`` holds lines taken off the queue and not yet asked for.
-        self.lines: queue.Queue[list[bytes | None]] = queue.Queue()
-        self._ready: deque[bytes | None] = deque()
+        # per answer; ``ready`` holds lines taken off the queue and not yet asked for.
+        self.lines: queue.Queue[Sequence[bytes | None]] = queue.Queue()
+        self.ready: deque[bytes | None] = deque()
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._stderr_lock = threading.Lock()
@@ -127,7 +135,7 @@ class _Worker:
             while chunk := os.read(fd, 1 << 16):
                 *complete, partial = (partial + chunk).split(b"\n")
                 if complete:
-                    self.lines.put([line + b"\n" for line in complete])
+                    self.lines.put(complete)  # lines without their newline
         except (OSError, ValueError):
             pass
         finally:
@@ -207,14 +215,14 @@ class _Worker:
 
     def next_line(self, timeout: float) -> bytes | None:
         """The next stdout line; None at EOF; raises queue.Empty after ``timeout`` seconds."""
-        if not self._ready:
-            self._ready.extend(self.lines.get(timeout=timeout))
-        return self._ready.popleft()
+        if not self.ready:
+            self.ready.extend(self.lines.get(timeout=timeout))
+        return self.ready.popleft()
 
     def pending_lines(self) -> list[bytes | None]:
         """Whatever the reader has queued and nobody has read (without waiting)."""
-        found: list[bytes | None] = list(self._ready)
-        self._ready.clear()
+        found: list[bytes | None] = list(self.ready)
+        self.ready.clear()
         with contextlib.suppress(queue.Empty):
             while True:
                 found.extend(self.lines.get_nowait())
@@ -294,6 +302,18 @@ class _Failure:
         self.detail_head = detail_head
         self.blame = blame  # False: a platform-level problem, the case in flight is sent again
         self.died = died  # the worker exited: a group of answers may have died with it
+
+
+class _Sent:
+    """The requests of one ``run`` that are sent (in order), each one's line, and the
+    answer line that means its expected output, with that output (or None)."""
+
+    __slots__ = ("expected", "lines", "requests")
+
+    def __init__(self) -> None:
+        self.requests: list[Request] = []
+        self.lines: list[bytes] = []
+        self.expected: list[tuple[bytes, Any] | None] = []
 
 
 class _Isolate:
@@ -457,29 +477,38 @@ class WorkerAdapter:
 
     def run(self, requests: Sequence[Request]) -> list[Response]:
         """One response per request, in order; never raises for what the worker does."""
-        encoded: dict[str, bytes] = {}
+        # Per request sent, in order: its line, and the answer line that means "the
+        # expected output" with that output (adapters.protocol.KnownInputText), if any.
+        sent = _Sent()
         refused: dict[str, Response] = {}
         for request in requests:
             try:
-                encoded[request["id"]] = encode_request(request)
+                line = encode_request(request)
             except BadRequest as exc:
                 refused[request["id"]] = crash(request["id"], f"harness bug: {exc}")
-        sendable = [r for r in requests if r["id"] not in refused]
+                continue
+            sent.requests.append(request)
+            sent.lines.append(line)
+            answer = expected_answer(request)
+            sent.expected.append(
+                None if answer is None else (answer, request.expected_output)  # type: ignore[attr-defined]
+            )
         self._resent = set()
         responses: list[Response] = []
         try:
-            self._run_sendable(sendable, encoded, responses)
+            self._run_sendable(sent, responses)
         except BaseException as exc:
             # Interrupted (a signal): hand over what was answered, so it is not lost.
             exc.answered = [*refused.values(), *responses]  # type: ignore[attr-defined]
             raise
+        if not refused:
+            return responses  # one per request, in order (_run_sendable's contract)
         answered = {r["id"]: r for r in responses}
         return [refused.get(r["id"]) or answered[r["id"]] for r in requests]
 
-    def _run_sendable(
-        self, requests: Sequence[Request], encoded: dict[str, bytes], responses: list[Response]
-    ) -> None:
+    def _run_sendable(self, sent: _Sent, responses: list[Response]) -> None:
         """Append one response per request to ``responses``, in order."""
+        requests = sent.requests
         failed_case: str | None = None
         alone_until = 0  # requests before this index run one at a time (after a lost group)
         lost: _Isolate | None = None
@@ -515,7 +544,7 @@ class WorkerAdapter:
                     continue
                 if not first:
                     self.restarts += 1
-            blamed = self._run_on_worker(todo, encoded, responses)
+            blamed = self._run_on_worker(todo, sent, responses)
             if isinstance(blamed, _Isolate):
                 lost, alone_until = blamed, len(responses) + self.answers_in_groups + 1
             elif blamed is not None:
@@ -563,7 +592,7 @@ class WorkerAdapter:
             self._worker = None
 
     def _run_on_worker(
-        self, requests: Sequence[Request], encoded: dict[str, bytes], responses: list[Response]
+        self, requests: Sequence[Request], sent: _Sent, responses: list[Response]
     ) -> str | _Isolate | None:
         """Append answers for a prefix of ``requests``: all of them, or up to the first failure.
 
@@ -577,11 +606,33 @@ class WorkerAdapter:
         worker = self._worker
         assert worker is not None
         self._busy = True
-        worker.send([encoded[r["id"]] for r in requests])
-        batch_ids = {r["id"]: i for i, r in enumerate(requests)}
+        start = len(responses)  # requests[i] is sent.requests[start + i]
+        worker.send(sent.lines[start : start + len(requests)])
+        batch_ids: dict[str, int] | None = None  # made when a line is out of turn
+        expected = sent.expected
+        timeout = self.timeout
+        ready = worker.ready
+        answer = responses.append
         for index, request in enumerate(requests):
             case_id = request["id"]
-            outcome = self._next_response(worker, case_id, index, batch_ids)
+            line: bytes | _TimedOut | None
+            if ready:  # lines already read: no wait (the usual case within a batch)
+                line = ready.popleft()
+            else:
+                try:
+                    line = worker.next_line(timeout)
+                except queue.Empty:
+                    line = _TIMED_OUT
+            match = expected[start + index]
+            if match is not None and line == match[0]:
+                # Byte for byte {"id": case_id, "output": <the expected output's text>}.
+                self._consecutive_failures = 0
+                # A dict subclass is no TypedDict to mypy; it is an OutputResponse.
+                answer(OutputAsExpected(id=case_id, output=match[1]))  # type: ignore[arg-type]
+                continue
+            if batch_ids is None:
+                batch_ids = {r["id"]: i for i, r in enumerate(requests)}
+            outcome = self._next_response(worker, line, case_id, index, batch_ids)
             if isinstance(outcome, _Failure):
                 worker.kill()
                 self._worker = None
@@ -604,12 +655,15 @@ class WorkerAdapter:
         return None
 
     def _next_response(
-        self, worker: _Worker, case_id: str, index: int, batch_ids: dict[str, int]
+        self,
+        worker: _Worker,
+        line: bytes | _TimedOut | None,
+        case_id: str,
+        index: int,
+        batch_ids: dict[str, int],
     ) -> Response | _Failure:
-        """The response for ``case_id``, or what went wrong."""
-        try:
-            line = worker.next_line(self.timeout)
-        except queue.Empty:
+        """The response for ``case_id`` from ``line`` (the worker's next), or what went wrong."""
+        if isinstance(line, _TimedOut):
             message = f"no response within {self.timeout} s for case {case_id}"
             if self._answers_at_eof(worker):
                 message += f"; {FLUSH_HINT}"

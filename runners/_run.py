@@ -12,6 +12,7 @@ from adapters.protocol import (
     Adapter,
     Implementation,
     KnownInputText,
+    OutputAsExpected,
     PlatformUnavailable,
     Request,
     Response,
@@ -93,14 +94,20 @@ def run_cases(
     # share one batch, so a worker pipelines them); each response is judged as it
     # comes back, in request order, so a long case's chunkings are never all held.
     adapter = platform.adapter
-    judgements = [Judgement(case, name, vector_file.comparison) for case in cases]
+    rules = vector_file.comparison
+    judgements = [Judgement(case, name, rules) for case in cases]
+    # Each request of a case's own input says what output it expects, so that an answer
+    # whose output is that JSON text byte for byte needs neither decoding nor comparing
+    # (adapters.protocol.KnownInputText); not where a comparison rule could pass others.
+    expect = not rules
     batch: list[Request] = []
     # (request id, its case's judgement, variant, the crash if it was not sent)
     pending: list[tuple[str, Judgement, str | None, Response | None]] = []
     size = 0
-    # Per judgement: requests made (known once its variants are all expanded), and answered.
-    made: dict[int, int] = {}
-    answered: dict[int, int] = {}
+
+    if not vector_file.variants:  # most files: one request per case, the case's own
+        _run_own_inputs(adapter, name, judgements, expect)
+        return [judgement.outcome() for judgement in judgements]
 
     def flush() -> None:
         try:
@@ -111,14 +118,14 @@ def run_cases(
                 response = refused or partial.get(request_id)
                 if response is not None:
                     judgement.add(variant, response)
-                    answered[id(judgement)] = answered.get(id(judgement), 0) + 1
+                    judgement.unanswered -= 1
             exc.outcomes = [  # type: ignore[attr-defined]
-                j.outcome() for j in judgements if made.get(id(j)) == answered.get(id(j), 0)
+                j.outcome() for j in judgements if j.unanswered == 0
             ]
             raise
         for request_id, judgement, variant, refused in pending:
             judgement.add(variant, refused or responses[request_id])
-            answered[id(judgement)] = answered.get(id(judgement), 0) + 1
+            judgement.unanswered -= 1
         batch.clear()
         pending.clear()
 
@@ -128,16 +135,18 @@ def run_cases(
         # Most files have no variants: one request per case, no generator to set up.
         expanded = expand(case.input, variants) if variants else ((None, case.input),)
         for index, (variant, case_input) in enumerate(expanded):
-            request_id = f"{case.domain}/{case.id}#{index}"
-            input_json = case.input_json if variant is None else None
             request: Request = (
-                # The case's input text, made once, serves every platform's request line.
-                cast(Request, KnownInputText(request_id, case.domain, case_input, input_json))
-                if input_json is not None
-                else {"id": request_id, "domain": case.domain, "input": case_input}
+                _own_request(case, expect)
+                if variant is None
+                else {
+                    "id": f"{case.domain}/{case.id}#{index}",
+                    "domain": case.domain,
+                    "input": case_input,
+                }
             )
             # The case's own input was checked when its file was loaded; a variant's here.
             problem = None if variant is None else input_problem(case.domain, case_input)
+            judgement.unanswered += 1
             if problem is None:
                 batch.append(request)
                 pending.append((request["id"], judgement, variant, None))
@@ -152,14 +161,85 @@ def run_cases(
             if size >= BATCH_BYTES:
                 flush()
                 size = 0
-        made[id(judgement)] = index + 1
+        judgement.unanswered -= 1  # all of its requests are made
     if pending:
         flush()
     return [judgement.outcome() for judgement in judgements]
 
 
+OWN_REQUEST = "_run_own_request"
+"""Where a case keeps its own request (in its instance dict, as cached properties do)."""
+
+
+def _own_request(case: Case, expect: bool) -> Request:
+    """The request for a case's own input (id ``<domain>/<id>#0``), made once per case and
+    shared by every platform's run: the input's text, the expected output's text (when
+    ``expect``) and the line a worker adapter encodes from them are made once
+    (adapters.protocol.KnownInputText). Adapters do not change the requests they get.
+    """
+    memo = case.__dict__.get(OWN_REQUEST)
+    if memo is not None and memo[0] is expect:
+        request: Request = memo[1]
+        return request
+    request_id = f"{case.domain}/{case.id}#0"
+    input_json = case.input_json
+    if input_json is None:  # not JSON: the adapter reports it
+        request = {"id": request_id, "domain": case.domain, "input": case.input}
+    else:
+        known = KnownInputText(
+            request_id,
+            case.domain,
+            case.input,
+            input_json,
+            case.expected_json if expect else None,
+            case.expected,
+        )
+        request = cast(Request, known)
+    case.__dict__[OWN_REQUEST] = (expect, request)
+    return request
+
+
+def _run_own_inputs(adapter: Adapter, name: str, judgements: list[Judgement], expect: bool) -> None:
+    """Each judgement's case run on its own input (a file without variants), in batches
+    of about BATCH_BYTES; request i is judgement i's, so no bookkeeping per request."""
+    start = size = 0
+    for end, judgement in enumerate(judgements, 1):
+        size += judgement.case.input_size
+        if size >= BATCH_BYTES or end == len(judgements):
+            part = judgements[start:end]
+            batch = [_own_request(j.case, expect) for j in part]
+            try:
+                responses = run_batch_in_order(adapter, name, batch)
+            except BaseException as exc:  # interrupted (a signal): keep the answered cases
+                partial = {r["id"]: r for r in getattr(exc, "answered", [])}
+                for j, request in zip(part, batch, strict=True):
+                    response = partial.get(request["id"])
+                    if response is not None:
+                        j.add(None, response)
+                        j.unanswered = 0
+                exc.outcomes = [  # type: ignore[attr-defined]
+                    j.outcome() for j in judgements if j.unanswered == 0
+                ]
+                raise
+            for j, response in zip(part, responses, strict=True):
+                j.add(None, response)
+                j.unanswered = 0
+            start, size = end, 0
+
+
 def _run_batch(adapter: Adapter, name: str, batch: list[Request]) -> dict[str, Response]:
     """Responses by request id; anything missing or malformed becomes a crash for that request."""
+    return {
+        request["id"]: response
+        for request, response in zip(batch, run_batch_in_order(adapter, name, batch), strict=True)
+    }
+
+
+def run_batch_in_order(adapter: Adapter, name: str, batch: list[Request]) -> list[Response]:
+    """One response per request, in order; anything missing or malformed becomes a crash
+    for that request. Requests made by ``_own_request`` (or any
+    ``adapters.protocol.KnownInputText`` saying what output it expects) may be answered
+    with an ``adapters.protocol.OutputAsExpected``: that output, not decoded again."""
     try:
         responses = adapter.run(batch)
         error = None
@@ -168,6 +248,25 @@ def _run_batch(adapter: Adapter, name: str, batch: list[Request]) -> dict[str, R
             [],
             (f"{name} adapter raised {type(e).__name__}: {e}", traceback.format_exc()),
         )
+    if type(responses) is list and len(responses) == len(batch):
+        # The adapter kept its contract (in order, ids echoed, well-formed): the usual case.
+        for request, response in zip(batch, responses, strict=True):
+            if type(response) is OutputAsExpected:  # an output, by its type
+                if response["id"] != request["id"]:
+                    break
+            elif not (
+                isinstance(response, dict)
+                and response.get("id") == request["id"]
+                and (
+                    "output" in response
+                    or "error" in response
+                    or "crash" in response
+                    or "skip" in response
+                )
+            ):
+                break
+        else:
+            return responses
     by_id: dict[str, Response] = {}
     for response in responses:
         if isinstance(response, dict) and isinstance(response.get("id"), str):
@@ -191,7 +290,7 @@ def _run_batch(adapter: Adapter, name: str, batch: list[Request]) -> dict[str, R
                     "detail": "",
                 },
             }
-    return by_id
+    return [by_id[request["id"]] for request in batch]
 
 
 def iter_matrix(

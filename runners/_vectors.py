@@ -135,6 +135,21 @@ class Case:
             return None
 
     @functools.cached_property
+    def expected_json(self) -> str | None:
+        """The expected output as compact JSON text, as a worker writes it (None: the
+        case expects an error, or the value is not JSON).
+
+        Made once per case: a platform's answer whose output is this text byte for byte
+        is this value, without decoding it (``adapters.protocol.KnownInputText``).
+        """
+        if self.expects_error:
+            return None
+        try:
+            return _INPUT_ENCODER.encode(self.expected)
+        except (TypeError, ValueError):
+            return None
+
+    @functools.cached_property
     def _content_hash(self) -> str:  # once per case, however many platforms report it
         body = {"input": self.input}
         body["error" if self.expects_error else "expected"] = (

@@ -5,7 +5,7 @@ crate are data in the result, never exceptions; ``ValueError`` means the caller
 sent something that is not JSON or not the request shape.
 """
 
-__all__ = ["implementation", "run_batch"]
+__all__ = ["implementation", "run_batch", "run_line"]
 
 def implementation() -> str:
     """``{"name": "hanzo-rust", "version", "language": "rust", "domains": [...]}`` as JSON."""
@@ -20,4 +20,12 @@ def run_batch(requests_json: str) -> str:
     Raises:
         ValueError: the batch is not JSON, not an array, or a request lacks a string
             ``id``, a string ``domain`` or an ``input``.
+    """
+
+def run_line(line: bytes) -> bytes | None:
+    """Answer one worker-protocol ``run`` line (UTF-8 ``{"cmd": "run", "id", "domain", "input"}``).
+
+    The GIL is released. Returns the response line (one of the responses above, then a
+    newline) as UTF-8 bytes, or ``None`` when ``run_batch`` would refuse the request
+    (not UTF-8, not JSON, a lone surrogate, no string ``id`` ...).
     """

@@ -6,6 +6,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 use hanzo_conformance::batch;
 
@@ -29,10 +30,40 @@ fn run_batch(py: Python<'_>, requests_json: &str) -> PyResult<String> {
         .map_err(value_error)
 }
 
+/// Answer one worker-protocol `run` line (`{"cmd": "run", "id", "domain", "input"}`,
+/// UTF-8) without the GIL: the response line (`{"id", ...}` and a newline), or `None`
+/// when the line is not a request [`batch::run_batch`] accepts (not UTF-8, not JSON,
+/// a lone surrogate in the input, no string id ...): the caller then takes its slow
+/// path, which reports it. The served child (`adapters/serve.py`) calls this for
+/// each request, so no Python object is made per case on either side of the call.
+#[pyfunction]
+fn run_line<'py>(py: Python<'py>, line: &[u8]) -> Option<Bound<'py, PyBytes>> {
+    let answer = py.detach(|| answer_line(line))?;
+    Some(PyBytes::new(py, answer.as_bytes()))
+}
+
+/// The response line for one request line: the line is run as a batch of one (a
+/// `run` message is a request with one more key, `cmd`, which the batch ignores).
+fn answer_line(line: &[u8]) -> Option<String> {
+    let line = std::str::from_utf8(line).ok()?.trim_end();
+    let mut one = String::with_capacity(line.len() + 2);
+    one.push('[');
+    one.push_str(line);
+    one.push(']');
+    let responses = batch::run_batch(&one).ok()?;
+    // `[{...}]` -> `{...}\n`: exactly one response, since the batch held one request.
+    let response = responses.strip_prefix('[')?.strip_suffix(']')?;
+    let mut answer = String::with_capacity(response.len() + 1);
+    answer.push_str(response);
+    answer.push('\n');
+    Some(answer)
+}
+
 /// The extension module.
 #[pymodule]
 fn hanzo_conformance_rust(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(implementation, m)?)?;
     m.add_function(wrap_pyfunction!(run_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(run_line, m)?)?;
     Ok(())
 }
