@@ -7,8 +7,8 @@
 // and the parser drops the first decoded U+FEFF itself (SSE-2).
 //
 // Only newly fed text is scanned for line endings (indexOf for LF and CR, each
-// resumed only once passed), and lines are interpreted in place in the chunk by
-// character code, without slicing out a name. The incomplete line is kept as
+// resumed only once passed, in #lines), and lines are interpreted in place in
+// the chunk by character code, without slicing out a name. The incomplete line is kept as
 // one string grown with `+=`: V8 represents that as a rope (a list of pieces)
 // that is flattened once, when the line ends and is first read, so feeding is
 // linear in the total input for any chunking (SSE-10). For lines of ordinary
@@ -20,9 +20,12 @@
 // #pendingBlocks; the line is joined once when it ends (memory about twice the
 // line, each character copied twice).
 //
-// The shape of the code is partly for V8's JIT: loops are kept out of `feed`
-// (see there), and state is read by always-executed compares rather than
-// rarely taken branches.
+// The shape of the code is partly for V8's JIT: the one loop over lines
+// (#lines) is its own function, so that a branch of #feedText taken for the
+// first time (a new chunking) deoptimizes only that small loop-free function
+// (with the loop inline, such a deopt racing an on-stack-replacement compile
+// left Node 20 running it unoptimized for good, -40%); state is read by
+// always-executed compares rather than rarely taken branches.
 //
 // UTF-16 note: the only code points this module looks for are CR, LF, ":",
 // U+0020, U+0000, U+FEFF and the ASCII letters of the field names. All are
@@ -43,6 +46,8 @@ const COLON = 58;
 const BOM = 0xfeff;
 
 const STREAM = { stream: true };
+/** "No such line ending" in #lines: after every index, and a Smi (2^30 is not). */
+const NONE = 0x3fffffff;
 /** Pieces of a pending line kept as a rope before it is flattened into #pendingBlocks. */
 const PENDING_PIECES = 4096;
 
@@ -71,13 +76,33 @@ export function parseRetry(value) {
 }
 
 /**
+ * parseRetry(text.slice(at, end)), without the slice and regexes for a value of
+ * at most 9 digits (below 2^30, so the arithmetic stays in V8's small integers
+ * and never deoptimizes the loop it is inlined into).
+ * @param {string} text
+ * @param {number} at
+ * @param {number} end
+ * @returns {number | null}
+ */
+function retryValue(text, at, end) {
+  if (at === end || end - at > 9) return parseRetry(text.slice(at, end));
+  let value = 0;
+  for (let i = at; i < end; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return null;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/**
  * Where the value of a field line starts, given the index just past its name
  * (SSE-6): `end` if the line is the bare name, past the `:` and one optional
  * space if a `:` follows the name, -1 if anything else follows (then the name
  * is longer, so it is not the one tested).
  *
  * Callers keep the line ending in `text`, so `text[end]` is always the CR or
- * LF (never `:` or a space) and no read here or in #field goes out of bounds:
+ * LF (never `:` or a space) and no read here or in #lines goes out of bounds:
  * an out-of-bounds charCodeAt makes V8 deoptimize and recompile the hot code
  * with slower NaN handling (measured: -15% on mixed-endings).
  * @param {string} text
@@ -153,32 +178,22 @@ export class SseFrameBuffer {
     // Right even when the chunk was only the skipped code unit (never CR).
     this.#skip = chunk.charCodeAt(n - 1) === CR ? LF : -1;
 
-    // One code unit (c1 feeding): skip the indexOf calls. `start` is 0 here
-    // unless a BOM or LF was dropped, and then no line is pending.
+    // One code unit (c1 feeding): no search for a line ending. `start` is 0
+    // here unless a BOM or LF was dropped, and then no line is pending.
     if (n - start === 1) {
       const c = chunk.charCodeAt(start);
-      if (c !== LF && c !== CR) {
-        this.#appendPending(start === 0 ? chunk : chunk.slice(start));
-      } else if (this.#pending === "" && this.#pendingBlocks === null) {
-        this.#dispatch(frames);
-      } else {
-        // The ending is kept in the line so that #field never reads past it.
-        const line = this.#takePending(chunk);
-        this.#field(line, 0, line.length - 1);
-      }
+      if (c !== LF && c !== CR) this.#appendPending(start === 0 ? chunk : chunk.slice(start));
+      else this.#endLine(chunk, start, c, frames);
       return frames;
     }
 
-    if (this.#pending !== "" || this.#pendingBlocks !== null) {
-      start = this.#finishPending(chunk, start);
-      if (start < 0) return frames;
-    }
-    // The loops live in their own functions: when a branch above runs for the
-    // first time (new chunking), only this small loop-free function deoptimizes.
-    // With the loops inline, such a deopt racing an on-stack-replacement
-    // compile left Node 20 running `feed` unoptimized for good (-40%).
-    const cr = chunk.indexOf("\r", start);
-    start = cr === -1 ? this.#linesLf(chunk, start, frames) : this.#linesAny(chunk, start, cr, frames);
+    // Lines are ended out of line, so that this function stays small enough
+    // for V8 to inline it into `feed` (one call less per byte in c1 feeding,
+    // where the c1 branch above is the hot path).
+    start =
+      this.#pending === "" && this.#pendingBlocks === null
+        ? this.#lines(chunk, start, -1, -1, frames)
+        : this.#finishPending(chunk, start, frames);
     if (start < n) {
       this.#pending = chunk.slice(start);
       this.#pendingPieces = 1;
@@ -216,150 +231,199 @@ export class SseFrameBuffer {
   }
 
   /**
-   * Appends the chunk from `start` up to its first line ending to the pending
-   * line and interprets that line; returns the index after the ending, or -1
-   * if the chunk has no line ending (it was all appended).
+   * The line ending `c` at chunk[start], the chunk's last code unit, ends the
+   * pending line (or is an empty line).
    * @param {string} chunk
    * @param {number} start
+   * @param {number} c
+   * @param {SseFrame[]} frames
+   */
+  #endLine(chunk, start, c, frames) {
+    const line = this.#pending === "" && this.#pendingBlocks === null ? chunk : this.#takePending(chunk);
+    const end = line.length - 1;
+    this.#lines(line, line === chunk ? start : 0, c === LF ? end : NONE, c === CR ? end : NONE, frames);
+  }
+
+  /**
+   * Completes the pending line with the chunk from `start` up to its first
+   * line ending and interprets it, then the lines after it; returns the index
+   * where the chunk's incomplete last line starts (the chunk's length if all
+   * of it was appended to the pending line).
+   * @param {string} chunk
+   * @param {number} start
+   * @param {SseFrame[]} frames
    * @returns {number}
    */
-  #finishPending(chunk, start) {
-    const lf = chunk.indexOf("\n", start);
-    const cr = chunk.indexOf("\r", start);
+  #finishPending(chunk, start, frames) {
+    let lf = chunk.indexOf("\n", start);
+    let cr = chunk.indexOf("\r", start);
     if (lf === -1 && cr === -1) {
       this.#appendPending(start === 0 ? chunk : chunk.slice(start));
-      return -1;
+      return chunk.length;
     }
-    const end = cr === -1 || (lf !== -1 && lf < cr) ? lf : cr;
-    // The ending is kept in the line so that #field never reads past it.
+    if (lf < 0) lf = NONE;
+    if (cr < 0) cr = NONE;
+    const end = lf < cr ? lf : cr;
+    // The line keeps its ending, its only one, so #lines reads it as one line.
     const line = this.#takePending(chunk.slice(start, end + 1));
-    this.#field(line, 0, line.length - 1);
-    return end === cr && end + 1 < chunk.length && chunk.charCodeAt(end + 1) === LF ? end + 2 : end + 1;
+    const last = line.length - 1;
+    this.#lines(line, 0, end === lf ? last : NONE, end === cr ? last : NONE, frames);
+    // Both positions stay valid for the rest of the chunk: #lines searches again only the one passed.
+    return this.#lines(chunk, end === cr && lf === cr + 1 ? end + 2 : end + 1, lf, cr, frames);
   }
 
   /**
-   * Interprets the complete lines of a chunk without CR from `start`; returns
-   * the index where the incomplete last line starts.
-   * @param {string} chunk
-   * @param {number} start
-   * @param {SseFrame[]} frames
-   * @returns {number}
-   */
-  #linesLf(chunk, start, frames) {
-    let lf = chunk.indexOf("\n", start);
-    while (lf !== -1) {
-      if (start === lf) this.#dispatch(frames);
-      else this.#field(chunk, start, lf);
-      start = lf + 1;
-      lf = chunk.indexOf("\n", start);
-    }
-    return start;
-  }
-
-  /**
-   * Like #linesLf, for a chunk whose first CR from `start` is at `cr`.
-   * @param {string} chunk
-   * @param {number} start
-   * @param {number} cr
-   * @param {SseFrame[]} frames
-   * @returns {number}
-   */
-  #linesAny(chunk, start, cr, frames) {
-    const n = chunk.length;
-    let lf = chunk.indexOf("\n", start);
-    // Each search is resumed only once passed, so the chunk is scanned at most
-    // twice however the endings mix.
-    while (lf !== -1 || cr !== -1) {
-      // The first line ending at or after `start`: LF, CR or CRLF (SSE-3).
-      let end;
-      let next;
-      if (cr === -1 || (lf !== -1 && lf < cr)) {
-        end = lf;
-        next = lf + 1;
-      } else {
-        end = cr;
-        next = cr + 1 < n && chunk.charCodeAt(cr + 1) === LF ? cr + 2 : cr + 1;
-      }
-      if (start === end) this.#dispatch(frames);
-      else this.#field(chunk, start, end);
-      start = next;
-      if (lf !== -1 && lf < start) lf = chunk.indexOf("\n", start);
-      if (cr !== -1 && cr < start) cr = chunk.indexOf("\r", start);
-    }
-    return start;
-  }
-
-  /**
-   * An empty line: emit the block if it has an accepted line, and reset it (SSE-8).
-   * @param {SseFrame[]} frames
-   */
-  #dispatch(frames) {
-    if (this.#data !== null || this.#event !== null || this.#id !== null || this.#retry !== null) {
-      frames.push({ event: this.#event || null, data: this.#data ?? "", id: this.#id, retry: this.#retry });
-      this.#event = null;
-      this.#data = null;
-      this.#id = null;
-      this.#retry = null;
-    }
-  }
-
-  /**
-   * Interpret the non-empty line `text[start..end)` (SSE-5 to SSE-7). The name
-   * is matched by character code, so comments and unknown names are dropped
-   * without slicing anything. The codes are compared in order and stop at the
-   * first mismatch, so for a short line the first read past it is `text[end]`,
-   * its CR or LF, which matches no letter.
+   * Interprets the complete lines of `text` from `start` (SSE-3 to SSE-8);
+   * returns the index where the incomplete last line starts (the length of
+   * `text` if it ends with a line ending).
+   *
+   * This is the hot loop, shaped for V8 (each choice measured on the
+   * mixed-endings workload, bench/README.md "JS SSE"):
+   * - the block is held in locals and the fields are matched inline, not in
+   *   methods that read and write `this` (~8% less time on mixed-endings c64k);
+   * - `lf` and `cr` are the first LF and CR at or after an index at most
+   *   `start`, each searched again only once passed, so the text is scanned at
+   *   most twice however the endings mix; NONE (a Smi, unlike 2^30) stands for
+   *   "not found" so that one compare picks the nearer ending;
+   * - the first code unit of each line is read before searching, so an empty
+   *   line (a quarter of all lines) costs no search;
+   * - a CR ending is a CRLF iff the first LF after it is right after it.
    * @param {string} text
    * @param {number} start
-   * @param {number} end index of the line's CR or LF in `text`
+   * @param {number} lf the first LF at or after `start` if known, NONE if there is none, else anything below `start`
+   * @param {number} cr the same for CR
+   * @param {SseFrame[]} frames
+   * @returns {number}
    */
-  #field(text, start, end) {
-    const first = text.charCodeAt(start);
-    if (first === 100) {
-      // "data"
-      if (text.charCodeAt(start + 1) !== 97 || text.charCodeAt(start + 2) !== 116 || text.charCodeAt(start + 3) !== 97) {
-        return;
-      }
-      const at = valueStart(text, start + 4, end);
-      if (at < 0) return;
-      const value = text.slice(at, end);
-      // Ropes make appending cheap; an event may have thousands of data lines.
-      this.#data = this.#data === null ? value : this.#data + "\n" + value;
-    } else if (first === 101) {
-      // "event"
-      if (
-        text.charCodeAt(start + 1) !== 118 ||
-        text.charCodeAt(start + 2) !== 101 ||
-        text.charCodeAt(start + 3) !== 110 ||
-        text.charCodeAt(start + 4) !== 116
-      ) {
-        return;
-      }
-      const at = valueStart(text, start + 5, end);
-      if (at < 0) return;
-      this.#event = text.slice(at, end);
-    } else if (first === 105) {
-      // "id"
-      if (text.charCodeAt(start + 1) !== 100) return;
-      const at = valueStart(text, start + 2, end);
-      if (at < 0) return;
-      const value = text.slice(at, end);
-      if (!value.includes("\u0000")) this.#id = value;
-    } else if (first === 114) {
-      // "retry"
-      if (
-        text.charCodeAt(start + 1) !== 101 ||
-        text.charCodeAt(start + 2) !== 116 ||
-        text.charCodeAt(start + 3) !== 114 ||
-        text.charCodeAt(start + 4) !== 121
-      ) {
-        return;
-      }
-      const at = valueStart(text, start + 5, end);
-      if (at < 0) return;
-      const retry = parseRetry(text.slice(at, end));
-      if (retry !== null) this.#retry = retry;
+  #lines(text, start, lf, cr, frames) {
+    const n = text.length;
+    if (lf < start) {
+      lf = text.indexOf("\n", start);
+      if (lf < 0) lf = NONE;
     }
-    // Anything else is a comment (SSE-5) or an unknown name (SSE-7e): ignored.
+    if (cr < start) {
+      cr = text.indexOf("\r", start);
+      if (cr < 0) cr = NONE;
+    }
+    let first = start < n ? text.charCodeAt(start) : 0;
+    let event = this.#event;
+    let data = this.#data;
+    let id = this.#id;
+    let retry = this.#retry;
+    for (;;) {
+      // The line is text[start..end); the next one starts at `next` (SSE-3).
+      let end;
+      let next;
+      if (lf < cr) {
+        end = lf;
+        next = lf + 1;
+      } else if (cr !== NONE) {
+        end = cr;
+        next = lf === cr + 1 ? cr + 2 : cr + 1;
+      } else {
+        break;
+      }
+      // Fields are matched by character code, so comments and unknown names
+      // are dropped without slicing anything. The codes are compared in order
+      // and stop at the first mismatch, so on a short line the first read past
+      // it is text[end], its CR or LF, which matches no letter (an
+      // out-of-bounds charCodeAt would deoptimize this loop).
+      if (start === end) {
+        // An empty line dispatches (SSE-8).
+        if (data !== null || event !== null || id !== null || retry !== null) {
+          frames.push({ event: event || null, data: data ?? "", id, retry });
+          event = null;
+          data = null;
+          id = null;
+          retry = null;
+        }
+      } else if (first === 100) {
+        // "data" (SSE-7b). Ropes make appending cheap; a block may have thousands of data lines.
+        if (text.charCodeAt(start + 1) === 97 && text.charCodeAt(start + 2) === 116 && text.charCodeAt(start + 3) === 97) {
+          const at = valueStart(text, start + 4, end);
+          if (at >= 0) {
+            const value = text.slice(at, end);
+            data = data === null ? value : data + "\n" + value;
+          }
+        }
+      } else if (first === 101) {
+        // "event" (SSE-7a)
+        if (
+          text.charCodeAt(start + 1) === 118 &&
+          text.charCodeAt(start + 2) === 101 &&
+          text.charCodeAt(start + 3) === 110 &&
+          text.charCodeAt(start + 4) === 116
+        ) {
+          const at = valueStart(text, start + 5, end);
+          if (at >= 0) event = text.slice(at, end);
+        }
+      } else if (first === 105) {
+        // "id" (SSE-7c)
+        if (text.charCodeAt(start + 1) === 100) {
+          const at = valueStart(text, start + 2, end);
+          if (at >= 0) {
+            const value = text.slice(at, end);
+            if (!value.includes("\u0000")) id = value;
+          }
+        }
+      } else if (first === 114) {
+        // "retry" (SSE-7d)
+        if (
+          text.charCodeAt(start + 1) === 101 &&
+          text.charCodeAt(start + 2) === 116 &&
+          text.charCodeAt(start + 3) === 114 &&
+          text.charCodeAt(start + 4) === 121
+        ) {
+          const at = valueStart(text, start + 5, end);
+          if (at >= 0) {
+            const value = retryValue(text, at, end);
+            if (value !== null) retry = value;
+          }
+        }
+      }
+      // Anything else is a comment (SSE-5) or an unknown name (SSE-7e): ignored.
+      start = next;
+      if (start === n) break;
+      first = text.charCodeAt(start);
+      if (lf < start) {
+        lf = first === LF ? start : text.indexOf("\n", start);
+        if (lf < 0) lf = NONE;
+      }
+      if (cr < start) {
+        cr = first === CR ? start : text.indexOf("\r", start);
+        if (cr < 0) cr = NONE;
+      }
+    }
+    this.#event = event;
+    this.#data = data;
+    this.#id = id;
+    this.#retry = retry;
+    return start;
+  }
+}
+
+// Feed every line shape, ending and chunking case a few times at load,
+// so that V8 has type feedback for every branch of #lines before it first
+// optimizes it, and #retry and the frames' `retry` have already held null, a
+// small integer and a double (a chunk ends after a `retry` line). Without
+// this, the first stream decides the optimized code, and a later stream with
+// other shapes (a CR, an `id` or `retry` line) deoptimizes it mid-stream; in
+// the benchmark's full runs that made the mixed-endings ratio swing between
+// processes (bench/README.md, "JS SSE").
+{
+  const encoder = new TextEncoder();
+  const pieces = [
+    ": c\ndat", // a line completed by the next chunk
+    "a: a\ndata:b\r", // ends with the CR of a CRLF
+    "\nevent: e\rid: 1\r\nid: a\u0000b\nretry: 5\n", // ends with a block holding a retry
+    "\nid\r\rdata\nevent\nretry\nretry: 12345678901\r",
+    "x: y\n\r\n",
+  ].map((piece) => encoder.encode(piece));
+  const bytes = encoder.encode("id: \u20ac\r\n\r\ndata\n\n");
+  const buffer = new SseFrameBuffer(); // each round leaves no line or block pending
+  for (let i = 0; i < 20; i += 1) {
+    for (const piece of pieces) buffer.feed(piece);
+    buffer.feed(new Uint8Array(0));
+    for (let at = 0; at < bytes.length; at += 1) buffer.feed(bytes.subarray(at, at + 1)); // c1 feeding
   }
 }
