@@ -18,7 +18,7 @@ import hypothesis
 
 from ._format import canonical
 from ._generate import Finding
-from ._vectors import CANDIDATES_DIR, VECTORS_DIR, load_vector_file
+from ._vectors import CANDIDATES_DIR, VECTORS_DIR, i_json_problems, load_vector_file
 from .exceptions import HarnessError
 
 PLACEHOLDER = "Generated, not yet reviewed: "
@@ -59,6 +59,24 @@ def _header(domain: str, vectors_dir: Path) -> dict[str, Any]:
                 doc[key] = source[key]
     doc["cases"] = []
     return doc
+
+
+def not_a_vector_input(finding: Finding) -> str | None:
+    """Why no vector may hold the finding's input (it is not I-JSON), if none may.
+
+    Such a finding is the domain's strategy drawing outside what the contract
+    covers (e.g. 2^53 + 1, which JS reads as 2^53), not a platform bug: it is
+    reported as that and never written as a candidate.
+    """
+    problems = i_json_problems(finding.input)
+    if not problems:
+        return None
+    pointer, problem = problems[0]
+    module = finding.domain.replace("-", "_")
+    return (
+        f"no vector may hold this input: at {pointer or '/'} {problem}; "
+        f"strategies/{module}.py should not draw it"
+    )
 
 
 def as_case(finding: Finding, seed: int, clauses: set[str]) -> dict[str, Any] | None:

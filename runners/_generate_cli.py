@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ._candidates import as_case, write_candidate
+from ._candidates import as_case, not_a_vector_input, write_candidate
 from ._generate import REFERENCE, Finding, Search, Stats
 from ._platforms import factories, start_all, stop_all
 from ._resources import project_dir
@@ -182,6 +182,10 @@ def _generate(args: argparse.Namespace) -> int:
             )
             for finding in findings:
                 print("\n".join(_describe_finding(finding)))
+                refused = not_a_vector_input(finding)
+                if refused:
+                    print(f"    (no candidate: {refused})")
+                    continue
                 if args.no_write:
                     continue
                 case = as_case(finding, seed, _candidate_clauses(search, finding))

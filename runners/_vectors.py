@@ -270,6 +270,11 @@ def _not_i_json(value: Any, where: str) -> Iterator[tuple[str, str]]:
             yield from _not_i_json(v, f"{where}/{i}")
 
 
+def i_json_problems(value: Any) -> list[tuple[str, str]]:
+    """(JSON pointer, problem) for each place in ``value`` a vector may not hold (RFC 7493)."""
+    return list(_not_i_json(value, ""))
+
+
 def _case_id_at(document: Any, parts: list[Any]) -> str | None:
     if len(parts) >= 2 and parts[0] == "cases" and str(parts[1]).isdigit():
         index = int(parts[1])

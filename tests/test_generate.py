@@ -519,3 +519,28 @@ def test_a_boolean_is_not_the_number_one_nor_sorted_keys_a_difference() -> None:
         search._judge({}, one, {"output": {"name": "a", "valid": 1.0}}, _Keys(one["output"]))
         is None
     )
+
+
+def test_a_finding_whose_input_no_vector_may_hold_is_refused_as_a_strategy_bug() -> None:
+    from runners._candidates import not_a_vector_input
+    from runners._generate import Finding
+
+    def finding(case_input: Any) -> Finding:
+        reference = {"output": {}}
+        return Finding(
+            "hooks",
+            "disagreement",
+            "differential",
+            case_input,
+            case_input,
+            {"js": "differs"},
+            reference,
+            3,
+        )
+
+    # JS reads 2^53 + 1 as 2^53: what the hooks strategy once drew.
+    why = not_a_vector_input(finding({"tool_input": {"a": 2**53 + 1}}))
+    assert why is not None
+    assert "/tool_input/a" in why and "I-JSON" in why and "strategies/hooks.py" in why
+    assert not_a_vector_input(finding({"tool_input": {"a": 2**53 - 1, "s": "\U0001f600"}})) is None
+    assert "lone surrogate" in (not_a_vector_input(finding({"s": "\ud800"})) or "")
