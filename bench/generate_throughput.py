@@ -28,6 +28,7 @@ import sys
 import time
 
 import hypothesis
+import proctree  # bench/, this script's folder
 
 from runners import _generate
 from runners._generate import Search, input_batches
@@ -37,29 +38,9 @@ from runners._platforms import factories, start_all, stop_all
 
 def _children_cpu() -> float:
     """CPU seconds of this process's live descendants (Linux /proc; 0 elsewhere)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    parents: dict[int, int] = {}
-    cpu: dict[int, float] = {}
-    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents[int(entry)] = int(fields[1])
-        cpu[int(entry)] = (int(fields[11]) + int(fields[12])) / ticks
-    mine, total = {os.getpid()}, 0.0
-    grew = True
-    while grew:
-        grew = False
-        for pid, parent in parents.items():
-            if parent in mine and pid not in mine:
-                mine.add(pid)
-                total += cpu[pid]
-                grew = True
-    return total
+    table = list(proctree.processes())
+    cpu = {pid: seconds for pid, _, seconds in table}
+    return sum(cpu[pid] for pid in proctree.tree(os.getpid(), table)[1:])
 
 
 DOMAINS = (

@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import proctree  # noqa: E402
 from harness_overhead import write_file  # noqa: E402
 
 from adapters import registry  # noqa: E402
@@ -46,26 +47,6 @@ from runners._run import run_cases, start_platform  # noqa: E402
 from runners._vectors import load_vector_file  # noqa: E402
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
-
-
-def _tree(root: int) -> list[int]:
-    """``root`` and every process descended from it (from /proc)."""
-    parents: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents.setdefault(int(fields[1]), []).append(int(entry))
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        todo.extend(parents.get(pid, []))
-    return found
 
 
 def _rss(pid: int) -> int:
@@ -91,7 +72,7 @@ class PeakTreeRss:
         tree, rescan = [me], 0.0
         while not self._stop.wait(interval):
             if time.monotonic() >= rescan:  # listing /proc costs more than reading RSS
-                tree, rescan = _tree(me), time.monotonic() + 1.0
+                tree, rescan = proctree.tree(me, proctree.processes()), time.monotonic() + 1.0
             self.peak = max(self.peak, sum(_rss(pid) for pid in tree))
 
     def stop(self) -> int:
