@@ -82,6 +82,23 @@ def run(capsys: Any, vectors: Path, platform: str, results: Path) -> tuple[int, 
     return code, out
 
 
+def run_broken_python(
+    capsys: Any, vectors: Path, tmp_path: Path, monkeypatch: Any
+) -> tuple[int, str]:
+    """``run`` on the fake broken python served from a child; its sessions go to tmp_path/pids."""
+    pids = tmp_path / "pids"
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join([str(FAKES), os.environ.get("PYTHONPATH", "")])
+    )
+    register_platform(
+        "broken-python", lambda: supervised("broken-python", "broken_python:create", pids)
+    )
+    try:
+        return run(capsys, vectors, "broken-python", tmp_path / "results.json")
+    finally:
+        unregister_platform("broken-python")
+
+
 def by_case(results: Path) -> dict[str, dict[str, Any]]:
     doc = json.loads(results.read_text(encoding="utf-8"))
     results_validator().validate(doc)
@@ -92,17 +109,8 @@ def test_python_loop_abort_and_surrogate_each_fail_their_own_case(
     capsys: Any, vectors: Path, tmp_path: Path, monkeypatch: Any
 ) -> None:
     pids = tmp_path / "pids"
-    monkeypatch.setenv(
-        "PYTHONPATH", os.pathsep.join([str(FAKES), os.environ.get("PYTHONPATH", "")])
-    )
-    register_platform(
-        "broken-python", lambda: supervised("broken-python", "broken_python:create", pids)
-    )
-    try:
-        began = time.monotonic()
-        code, out = run(capsys, vectors, "broken-python", tmp_path / "results.json")
-    finally:
-        unregister_platform("broken-python")
+    began = time.monotonic()
+    code, out = run_broken_python(capsys, vectors, tmp_path, monkeypatch)
     assert time.monotonic() - began < 4 * TIMEOUT + 30
     assert code == 1
     results = by_case(tmp_path / "results.json")
@@ -140,16 +148,7 @@ def test_an_abort_amid_a_group_of_answers_fails_exactly_its_case(
     doc = vector_document(cases, domain="mcp-normalization", variants=[], tags=TAGS)
     vectors = write_vectors(doc, name="mcp-normalization.json")
     pids = tmp_path / "pids"
-    monkeypatch.setenv(
-        "PYTHONPATH", os.pathsep.join([str(FAKES), os.environ.get("PYTHONPATH", "")])
-    )
-    register_platform(
-        "broken-python", lambda: supervised("broken-python", "broken_python:create", pids)
-    )
-    try:
-        code, _ = run(capsys, vectors, "broken-python", tmp_path / "results.json")
-    finally:
-        unregister_platform("broken-python")
+    code, _ = run_broken_python(capsys, vectors, tmp_path, monkeypatch)
     assert code == 1
     doc = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     statuses = {r["case"]: r["status"] for r in doc["results"]}
@@ -180,17 +179,8 @@ def test_a_crash_amid_a_group_that_does_not_come_back_blames_no_case(
     doc = vector_document(cases, domain="mcp-normalization", variants=[], tags=TAGS)
     vectors = write_vectors(doc, name="mcp-normalization.json")
     pids = tmp_path / "pids"
-    monkeypatch.setenv(
-        "PYTHONPATH", os.pathsep.join([str(FAKES), os.environ.get("PYTHONPATH", "")])
-    )
     monkeypatch.setenv("HANZO_TEST_ABORT_ONCE", str(tmp_path / "aborted"))
-    register_platform(
-        "broken-python", lambda: supervised("broken-python", "broken_python:create", pids)
-    )
-    try:
-        code, _ = run(capsys, vectors, "broken-python", tmp_path / "results.json")
-    finally:
-        unregister_platform("broken-python")
+    code, _ = run_broken_python(capsys, vectors, tmp_path, monkeypatch)
     assert (tmp_path / "aborted").exists()  # it did abort once
     doc = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     assert {r["status"] for r in doc["results"]} == {"pass"}

@@ -16,24 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import hello_case, vector_document
+from conftest import vector_document
 from processes import survivors
-from test_worker_isolation import signal_when_hung, worker_option
+from test_worker_isolation import cases, signal_when_hung, worker_option
 
 TESTS = Path(__file__).resolve().parent
 FAKE = TESTS / "fake_workers" / "fake_worker.py"
 LIES_ON = ("case-1", "case-3")
-
-
-def cases(n: int) -> list[dict[str, Any]]:
-    return [
-        hello_case(
-            id=f"case-{i}",
-            input={"chunks": [f"data: {i}\n\n"]},
-            expected={"frames": [{"event": None, "data": str(i), "id": None, "retry": None}]},
-        )
-        for i in range(n)
-    ]
 
 
 @pytest.fixture
