@@ -2,7 +2,7 @@
 
     python3 bench/harness_scale.py --cases 1000000 [--per-file 50000]
                                    [--platform python --platform rust --platform js]
-                                   [--library]
+                                   [--library] [--jobs N]
 
 Writes ``--cases`` small synthetic cases (as bench/harness_overhead.py does:
 oauth-pkce and mcp-normalization, alternating files of ``--per-file`` cases) into a
@@ -102,11 +102,14 @@ def _library_run(paths: list[Path], names: list[str], results: Path) -> dict[str
     return counts
 
 
-def _cli_run(folder: Path, names: list[str], results: Path) -> tuple[dict[str, int], int]:
+def _cli_run(
+    folder: Path, names: list[str], results: Path, jobs: int = 1
+) -> tuple[dict[str, int], int]:
     """The run's counts and the peak RSS of its tree (the CLI and its children only: this
     process, which generated the files, is not part of the product's run)."""
     argv = [sys.executable, "-m", "runners", "run", "--no-default-vectors", "-q"]
     argv += ["--vectors", str(folder), "--format", "json", "--output", str(results)]
+    argv += ["--jobs", str(jobs)]
     for name in names:
         argv += ["--platform", name]
     with subprocess.Popen(
@@ -131,6 +134,7 @@ def main() -> None:
     parser.add_argument("--per-file", type=int, default=50_000)
     parser.add_argument("--platform", action="append", default=[])
     parser.add_argument("--library", action="store_true", help="the library path, not the CLI")
+    parser.add_argument("--jobs", type=int, default=1, help="the CLI's --jobs (harness processes)")
     args = parser.parse_args()
     names = args.platform or ["python", "rust", "js"]
 
@@ -158,7 +162,7 @@ def main() -> None:
             top = peak.stop()
         else:
             peak.stop()
-            counts, top = _cli_run(vectors, names, results)
+            counts, top = _cli_run(vectors, names, results, args.jobs)
             elapsed = time.perf_counter() - began
         after = (
             resource.getrusage(resource.RUSAGE_SELF),
@@ -174,8 +178,9 @@ def main() -> None:
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     pairs = args.cases * len(names)
+    what = "library" if args.library else f"CLI --jobs {args.jobs}"
     print(
-        f"{'library' if args.library else 'CLI'}: {args.cases} cases x {len(names)} platforms "
+        f"{what}: {args.cases} cases x {len(names)} platforms "
         f"({', '.join(names)}), files of {args.per_file}: wall {elapsed:.1f} s "
         f"({elapsed / pairs * 1e6:.1f} us per case-platform), CPU of the tree {cpu:.1f} s "
         f"({cpu / pairs * 1e6:.1f} us per case-platform), peak RSS of the tree "

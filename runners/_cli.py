@@ -22,6 +22,7 @@ from ._format import canonical
 from ._gate import EXIT_USAGE, exit_code
 from ._history import render_history
 from ._html import render_html
+from ._jobs import run_jobs
 from ._ledger import LedgerGate, ledger_from_results, ledger_text, load_ledger
 from ._markdown import render_markdown
 from ._meta import run_metadata
@@ -154,6 +155,9 @@ def _stream_run(
     writer: ResultsWriter | None,
     spool: IO[str] | None,
 ) -> int:
+    groups = vectors.split(args.jobs) if args.jobs > 1 else []
+    if len(groups) > 1:
+        return _jobs_run(args, output, vectors, ledgers, chosen, writer, spool, groups)
     state = _stream.RunState()
     platforms: list[StartedPlatform] = []
     progress = _progress_bar(args, vectors, len(chosen))
@@ -180,7 +184,7 @@ def _stream_run(
 
             gate = LedgerGate(ledgers, by_name)
             problems = Problems(shared, args.max_problems, spool)
-            sink = _stream.Sink(gate, problems, writer, progress.update if progress else None)
+            sink = _stream.Sink(gate, problems, writer, progress.advance if progress else None)
             try:
                 interrupted = _stream.run(
                     vectors.files(),
@@ -195,21 +199,59 @@ def _stream_run(
                 stop_all(platforms)
                 if progress:
                     progress.close()
-        summary = sink.tally.summary({p.name: describe(p) for p in platforms})
-        summary["run"] = run_metadata(sink.digest)
-        if args.shard:
-            summary["run"]["shard"] = f"{args.shard[0]}/{args.shard[1]}"
-        if ledgers:
-            summary["expectations"] = {
-                "ledgers": [str(ledger.path) for ledger in ledgers],
-                "problems": [p.to_json() for p in gate.problems()],
-            }
-        summary["clusters"] = [c.to_json() for c in sink.clusters.clusters()]
-        summary["triage"] = sink.triage
-        if sink.triage_omitted:
-            summary["triage_omitted"] = sink.triage_omitted
+        summary = _summary(args, sink, {p.name: describe(p) for p in platforms}, ledgers)
         code = _report_run(args, output, summary, sink, writer, spool)
     return 128 + interrupted if interrupted is not None else code
+
+
+def _jobs_run(
+    args: argparse.Namespace,
+    output: Path | None,
+    vectors: VectorSource,
+    ledgers: list[Any],
+    chosen: Sequence[tuple[str, Callable[[], Any]]],
+    writer: ResultsWriter | None,
+    spool: IO[str] | None,
+    groups: list[list[Path]],
+) -> int:
+    """``_stream_run`` with the files split across harness jobs (``runners._jobs``)."""
+    progress = _progress_bar(args, vectors, len(chosen))
+    gate = LedgerGate(ledgers, [name for name, _ in chosen])
+    problems = Problems(lambda _platform, _message: False, args.max_problems, spool)
+    sink = _stream.Sink(gate, problems, writer, progress.advance if progress else None)
+    with _signals(signal.SIG_IGN):  # after the run: the report is written whole
+        try:
+            interrupted, platforms = run_jobs(
+                vectors, groups, args.shard, chosen, sink, _spool_folder(output)
+            )
+        finally:
+            if progress:
+                progress.close()
+        summary = _summary(args, sink, platforms, ledgers)
+        code = _report_run(args, output, summary, sink, writer, spool)
+    return 128 + interrupted if interrupted is not None else code
+
+
+def _summary(
+    args: argparse.Namespace,
+    sink: _stream.Sink,
+    platforms: dict[str, Any],
+    ledgers: list[Any],
+) -> dict[str, Any]:
+    summary = sink.tally.summary(platforms)
+    summary["run"] = run_metadata(sink.digest)
+    if args.shard:
+        summary["run"]["shard"] = f"{args.shard[0]}/{args.shard[1]}"
+    if ledgers:
+        summary["expectations"] = {
+            "ledgers": [str(ledger.path) for ledger in ledgers],
+            "problems": [p.to_json() for p in sink.gate.problems()],
+        }
+    summary["clusters"] = [c.to_json() for c in sink.clusters.clusters()]
+    summary["triage"] = sink.triage
+    if sink.triage_omitted:
+        summary["triage_omitted"] = sink.triage_omitted
+    return summary
 
 
 def _report_run(
@@ -543,6 +585,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="failures printed in full (default 10; the --output report has all)",
     )
     gate_options(p)
+    p.add_argument(
+        "--jobs",
+        type=_args.positive_int,
+        default=1,
+        metavar="N",
+        help="split the vector files across N harness processes, each with its own "
+        "platforms (default 1); the results and report are the same, in the same order",
+    )
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("report", help="render a saved --format json result file")

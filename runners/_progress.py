@@ -36,10 +36,17 @@ class Progress:
         self._last = 0.0
 
     def update(self, outcomes: Iterable[Outcome | Mapping[str, Any]]) -> None:
+        done = failed = 0
         for o in outcomes:
-            self.done += 1
+            done += 1
             status = o["status"] if isinstance(o, Mapping) else o.status
-            self.failed += status in ("fail", "error")
+            failed += status in ("fail", "error")
+        self.advance(done, failed)
+
+    def advance(self, done: int, failed: int) -> None:
+        """``done`` more results, ``failed`` of them fail or error."""
+        self.done += done
+        self.failed += failed
         now = time.monotonic()
         if now - self._last >= self.min_interval or (
             self.total is not None and self.done >= self.total

@@ -25,15 +25,15 @@ class Tally:
         self.totals: Counter[str] = Counter()
         self.cells: dict[str, dict[str, Counter[str]]] = {}
 
-    def add(self, status: str, domain: str, platform: str) -> None:
-        self.totals[status] += 1
+    def add(self, status: str, domain: str, platform: str, count: int = 1) -> None:
+        self.totals[status] += count
         row = self.cells.get(domain)
         if row is None:
             row = self.cells[domain] = {}
         cell = row.get(platform)
         if cell is None:
             cell = row[platform] = Counter()
-        cell[status] += 1
+        cell[status] += count
 
     def summary(self, platforms: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
         totals = self.totals

@@ -24,13 +24,13 @@ import queue
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple, Protocol, cast
 
 from ._clusters import ClusterTally, annotate_result
 from ._compare import MISSING
 from ._gate import in_shard
 from ._ledger import LedgerGate
-from ._meta import VectorsDigest
+from ._meta import VectorsDigest, digest_lines
 from ._outcomes import Outcome
 from ._report import Problems, Tally, case_key
 from ._results_file import ResultsWriter, compact_json, json_string
@@ -95,15 +95,16 @@ class _PlatformThread:
 class _Prefetched:
     """The files, each loaded on a thread of its own while the previous one runs.
 
-    At most two files are held: the loader starts on a file only once the file two
-    before it is done (``done``), whatever the number of files. ``take`` may be
+    At most ``held`` files are held (two: one loads while the other runs): the loader
+    starts on a file only once the file ``held`` before it is done (``done``), whatever
+    the number of files. ``take`` may be
     interrupted by a signal and called again: nothing is lost but the file being
     handed over at that instant.
     """
 
-    def __init__(self, files: Iterator[VectorFile]) -> None:
+    def __init__(self, files: Iterator[VectorFile], held: int = 2) -> None:
         self._box: queue.Queue[tuple[VectorFile | None, BaseException | None]] = queue.Queue()
-        self._room = threading.Semaphore(2)
+        self._room = threading.Semaphore(held)
         self._over = False
         threading.Thread(target=self._load, args=(files,), name="load", daemon=True).start()
 
@@ -158,6 +159,71 @@ def _warm(vf: VectorFile) -> None:
         case.content_hash()
 
 
+class Chunk(NamedTuple):
+    """A chunk's outcomes made ready for a ``Sink``: what a harness job sends its parent.
+
+    Passing results of cases that pass everywhere (nearly all of a healthy run) are
+    already their results lines; every other result (``odd``) is its record, judged by
+    the sink (ledgers, counts, clusters, report) and written in its place (``None``
+    in ``lines``).
+    """
+
+    domain: str
+    platforms: list[tuple[str, int, list[str | None], list[tuple[int, dict[str, Any]]]]]
+    """(platform, passes made lines, lines, [(index in lines, record)])"""
+    infos: dict[str, dict[str, Any]]
+    """Description, clauses and input of each case with a result other than pass."""
+    case_lines: list[str]
+    failed: int
+    """Results fail or error (before the ledgers): for the progress line."""
+
+
+def encode_chunk(
+    cases: Sequence[Case],
+    outcomes: Sequence[Sequence[Outcome]],
+    named: Callable[[str, str], bool],
+    lines_wanted: bool,
+) -> Chunk:
+    """One chunk's outcomes (a list per platform, in platform order) as a ``Chunk``.
+
+    A case with a result other than pass, or one a ledger names, keeps every platform's
+    record (the gate, clusters, report and triage look at all of them); the rest are
+    written from pieces (see ``_pass_line``).
+    """
+    odd = {o.case for per_platform in outcomes for o in per_platform if o.status != "pass"}
+    by_case = {c.id: c for c in cases}
+    heads: dict[str, str] = {}
+    platforms = []
+    failed = 0
+    for per_platform in outcomes:
+        lines: list[str | None] = []
+        records: list[tuple[int, dict[str, Any]]] = []
+        passes = 0
+        name = per_platform[0].platform if per_platform else ""
+        for o in per_platform:
+            if o.status == "pass" and o.case not in odd and not named(o.domain, o.case):
+                passes += 1
+                if lines_wanted:
+                    lines.append(_pass_line(o, heads, by_case.get(o.case)))
+                continue
+            failed += o.status == "fail" or o.status == "error"
+            records.append((len(lines), o.to_json()))
+            lines.append(None)
+        platforms.append((name, passes, lines, records))
+    infos = {c.id: _case_info(c) for c in cases if c.id in odd}
+    case_lines = [_case_line(c) for c in cases] if lines_wanted else []
+    domain = cases[0].domain if cases else ""
+    return Chunk(domain, platforms, infos, case_lines, failed)
+
+
+class Consumer(Protocol):
+    """What ``run`` hands each file and chunk to: a ``Sink``, or a harness job's spool."""
+
+    def seen(self, vf: VectorFile) -> None: ...
+
+    def chunk(self, cases: Sequence[Case], outcomes: Sequence[Sequence[Outcome]]) -> None: ...
+
+
 class Sink:
     """Where judged results go: the ledger gate, the counts, clusters, report and file."""
 
@@ -166,7 +232,7 @@ class Sink:
         gate: LedgerGate,
         problems: Problems,
         writer: ResultsWriter | None,
-        on_results: Callable[[list[Outcome]], None] | None = None,
+        on_results: Callable[[int, int], None] | None = None,
     ) -> None:
         self.gate = gate
         self.problems = problems
@@ -185,32 +251,35 @@ class Sink:
         for case in vf.cases:
             see(case_key(vf.domain, case.id), case.content_hash())
 
+    def seen_file(self, seen: SeenFile) -> None:
+        """``seen`` of a file a harness job loaded (``SeenFile``)."""
+        self.digest.add_lines(seen.domain, seen.version, seen.cases, seen.digest_lines)
+        for key, content_hash in seen.named.items():
+            self.gate.see_case(key, content_hash)
+
     def chunk(self, cases: Sequence[Case], outcomes: Sequence[Sequence[Outcome]]) -> None:
         """One chunk's outcomes, a list per platform (in platform order)."""
-        # Cases with a result other than pass get the full treatment (records for the
-        # gate, clusters, report blocks and triage); the rest, nearly every result of a
-        # healthy run, are counted and written from pieces (see ``_pass_line``).
-        odd = {o.case for per_platform in outcomes for o in per_platform if o.status != "pass"}
-        named = self.gate.names
-        by_case = {c.id: c for c in cases}
-        add = self.tally.add
+        self.take(encode_chunk(cases, outcomes, self.gate.names, self.writer is not None))
+
+    def take(self, chunk: Chunk) -> None:
+        """A chunk's results through the gate, into the counts, the report and the file."""
         writer = self.writer
+        infos = chunk.infos
+        records: list[dict[str, Any]] = []  # of cases with a result other than pass: triage
         lines: list[str] = []
-        records: list[dict[str, Any]] = []  # of odd cases, for triage
-        heads: dict[str, str] = {}
-        for per_platform in outcomes:
-            for o in per_platform:
-                if o.status == "pass" and o.case not in odd and not named(o.domain, o.case):
-                    add("pass", o.domain, o.platform)
-                    if writer is not None:
-                        lines.append(_pass_line(o, heads, by_case.get(o.case)))
-                    continue
-                r = self._judged(o, by_case.get(o.case))
-                if o.case in odd:
+        done = 0
+        for platform, passes, platform_lines, odd in chunk.platforms:
+            done += passes + len(odd)
+            if passes:
+                self.tally.add("pass", chunk.domain, platform, passes)
+            for index, r in odd:
+                self._judged(r, infos.get(r["case"]))
+                if r["case"] in infos:
                     records.append(r)
                 if writer is not None:
-                    lines.append(_ENCODE(r))
-        if records and len(outcomes) > 2:
+                    platform_lines[index] = _ENCODE(r)
+            lines.extend(cast("list[str]", platform_lines))  # every None filled above
+        if records and len(chunk.platforms) > 2:
             for suspect in triage(records):
                 if len(self.triage) < TRIAGE_KEPT:
                     self.triage.append(suspect)
@@ -218,21 +287,39 @@ class Sink:
                     self.triage_omitted += 1
         if writer is not None:
             writer.lines(lines)
-            writer.case_lines([_case_line(c) for c in cases])
+            writer.case_lines(chunk.case_lines)
         if self.on_results is not None:
-            self.on_results([o for per_platform in outcomes for o in per_platform])
+            self.on_results(done, chunk.failed)
 
-    def _judged(self, o: Outcome, case: Case | None) -> dict[str, Any]:
-        """The outcome's record, through the ledgers, counted, clustered and reported."""
-        r = o.to_json()
+    def _judged(self, r: dict[str, Any], info: dict[str, Any] | None) -> None:
+        """A result's record, through the ledgers, counted, clustered and reported."""
         self.gate.judge(r)
         status = r["status"]
         self.tally.add(status, r["domain"], r["platform"])
         if status in ("fail", "error", "xfail"):
             annotate_result(r)
-            self.clusters.add(r, case.clauses if case is not None else ())
-            self.problems.add(r, _case_info(case) if case is not None else None)
-        return r
+            self.clusters.add(r, info["clauses"] if info is not None else ())
+            self.problems.add(r, info)
+
+
+class SeenFile(NamedTuple):
+    """What a ``Sink`` is told of a file a harness job loaded (``Sink.seen`` of its parent)."""
+
+    domain: str
+    version: int
+    cases: int
+    digest_lines: bytes
+    named: dict[str, str]
+    """``domain::id`` -> content hash of the cases a ledger names."""
+    ids: list[str]
+
+
+def seen_file(vf: VectorFile, named: Callable[[str, str], bool]) -> SeenFile:
+    hashes = {
+        case_key(vf.domain, c.id): c.content_hash() for c in vf.cases if named(vf.domain, c.id)
+    }
+    lines = digest_lines(vf)
+    return SeenFile(vf.domain, vf.version, len(vf.cases), lines, hashes, [c.id for c in vf.cases])
 
 
 _ENCODE = compact_json
@@ -318,21 +405,23 @@ def run(
     runs: Callable[[VectorFile], bool],
     shard: tuple[int, int] | None,
     platforms: Sequence[StartedPlatform],
-    sink: Sink,
+    sink: Consumer,
     state: RunState,
     on_stop: Callable[[], None],
+    held: int = 2,
 ) -> int | None:
     """Run every chunk of every file the run covers; the signal number if interrupted.
 
     The caller's signal handler sets ``state.signum`` and raises only while
     ``state.waiting`` (so a chunk is never half written); ``on_stop`` stops the
-    platforms. After a signal, every case not finished is written ``not_run``.
+    platforms. After a signal, every case not finished is written ``not_run``. At most
+    ``held`` files are loaded at once.
     """
     threads = [_PlatformThread(p) for p in platforms]
     # Chunks handed out and not yet written, each with the outcomes taken back so far
     # and whether it is its file's last.
     in_flight: deque[tuple[tuple[Case, ...], list[list[Outcome]], bool]] = deque()
-    source = _Prefetched(files)
+    source = _Prefetched(files, held)
     current: Iterator[tuple[tuple[Case, ...], bool]] = iter(())
     current_file: VectorFile | None = None
 

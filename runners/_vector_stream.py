@@ -115,23 +115,28 @@ class VectorSource:
     def runs(self, vf: VectorFile) -> bool:
         return not self.domains or vf.domain in self.domains
 
-    def files(self) -> Iterator[VectorFile]:
-        """Every file, in (domain, path) order; VectorFileError after the last good one."""
+    def files(self, paths: Sequence[Path] | None = None) -> Iterator[VectorFile]:
+        """Every file (or those of ``paths``), in (domain, path) order; VectorFileError after
+        the last good one."""
         if self._loaded is not None:
-            yield from self._loaded
+            if paths is None:
+                yield from self._loaded
+            else:
+                wanted = set(paths)
+                yield from (vf for vf in self._loaded if vf.path in wanted)
             return
         problems: list[Problem] = []
         domain = None
-        earlier = _EarlierIds()
-        for path in self._paths:
+        earlier = EarlierIds()
+        for path in self._paths if paths is None else paths:
             try:
                 vf = load_vector_file(path)
             except VectorFileError as e:
                 problems.extend(e.problems)
                 continue
             if vf.domain != domain:
-                domain, earlier = vf.domain, _EarlierIds()
-            for case_id, first in earlier.add(vf):
+                domain, earlier = vf.domain, EarlierIds()
+            for case_id, first in earlier.add(vf.path, [c.id for c in vf.cases]):
                 message = f"id already used in {first} for domain {domain}"
                 problems.append(Problem(vf.path, case_id, "/cases", message))
             if not problems:
@@ -139,8 +144,38 @@ class VectorSource:
         if problems:
             raise VectorFileError(problems)
 
+    @property
+    def paths(self) -> list[Path]:
+        """Every file's path, in the order the run takes them."""
+        return list(self._paths)
 
-class _EarlierIds:
+    def load(self, path: Path) -> VectorFile:
+        """One file of the run (already loaded, when the vectors are small)."""
+        for vf in self._loaded or ():
+            if vf.path == path:
+                return vf
+        return load_vector_file(path)
+
+    def split(self, parts: int) -> list[list[Path]]:
+        """The files in at most ``parts`` runs of consecutive files of about equal size
+        (a harness job each: ``runners._jobs``); order kept, none empty."""
+        sizes = [_size(p) or 1 for p in self._paths]
+        total = sum(sizes)
+        groups: list[list[Path]] = []
+        group: list[Path] = []
+        filled = 0
+        for path, size in zip(self._paths, sizes, strict=True):
+            # A new group when this file's middle lies past the current group's share.
+            if group and (filled + size / 2) > total * (len(groups) + 1) / parts:
+                groups.append(group)
+                group = []
+            group.append(path)
+            filled += size
+        groups.append(group)
+        return groups
+
+
+class EarlierIds:
     """The ids of a domain's earlier files, 12 bytes each (their ``hash`` and file), so a
     domain of a million cases in many files is checked for an id used twice without
     keeping a million strings. Two different ids with one 64-bit hash would be reported
@@ -151,14 +186,14 @@ class _EarlierIds:
         self._files = array("l")
         self._paths: list[Path] = []
 
-    def add(self, vf: VectorFile) -> Iterator[tuple[str, Path]]:
-        """(id, earlier file) for each id of ``vf`` an earlier file of the domain used."""
-        mine = {hash(case.id): case.id for case in vf.cases}
+    def add(self, path: Path, ids: Sequence[str]) -> Iterator[tuple[str, Path]]:
+        """(id, earlier file) for each of ``ids`` (a file's) an earlier file used."""
+        mine = {hash(case_id): case_id for case_id in ids}
         for hashed, index in zip(self._hashes, self._files, strict=True):
             case_id = mine.get(hashed)
             if case_id is not None:
                 yield case_id, self._paths[index]
-        self._paths.append(vf.path)
+        self._paths.append(path)
         self._hashes.extend(mine)
         self._files.extend([len(self._paths) - 1] * len(mine))
 
