@@ -57,11 +57,26 @@ def _rss(pid: int) -> int:
         return 0
 
 
+def _pss(pid: int) -> int:
+    """Proportional set size: pages shared between processes (a forked ``--jobs`` harness
+    shares its parent's) counted once across them, where RSS counts them in each."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 class PeakTreeRss:
-    """Samples the RSS of this process and its descendants until stopped; keeps the peak."""
+    """Samples the RSS (and, every third sample, the PSS) of this process and its
+    descendants until stopped; keeps the peaks."""
 
     def __init__(self, interval: float = 0.1, root: int | None = None) -> None:
         self.peak = 0
+        self.peak_pss = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=self._sample, args=(interval, root or os.getpid()), daemon=True
@@ -69,11 +84,14 @@ class PeakTreeRss:
         self._thread.start()
 
     def _sample(self, interval: float, me: int) -> None:
-        tree, rescan = [me], 0.0
+        tree, rescan, count = [me], 0.0, 0
         while not self._stop.wait(interval):
             if time.monotonic() >= rescan:  # listing /proc costs more than reading RSS
                 tree, rescan = proctree.tree(me, proctree.processes()), time.monotonic() + 1.0
             self.peak = max(self.peak, sum(_rss(pid) for pid in tree))
+            count += 1
+            if count % 3 == 0:  # smaps_rollup walks the page tables: not every time
+                self.peak_pss = max(self.peak_pss, sum(_pss(pid) for pid in tree))
 
     def stop(self) -> int:
         self._stop.set()
@@ -104,7 +122,7 @@ def _library_run(paths: list[Path], names: list[str], results: Path) -> dict[str
 
 def _cli_run(
     folder: Path, names: list[str], results: Path, jobs: int = 1
-) -> tuple[dict[str, int], int]:
+) -> tuple[dict[str, int], int, int]:
     """The run's counts and the peak RSS of its tree (the CLI and its children only: this
     process, which generated the files, is not part of the product's run)."""
     argv = [sys.executable, "-m", "runners", "run", "--no-default-vectors", "-q"]
@@ -125,7 +143,8 @@ def _cli_run(
         stream.seek(max(0, results.stat().st_size - (1 << 20)))
         last = stream.read().rstrip().rsplit(b"\n", 1)[-1].decode("utf-8")
     summary = json.loads(last.removeprefix("},").removeprefix('"summary":')[:-1])
-    return {s: summary[s] for s in ("pass", "fail", "error", "skip") if summary[s]}, top
+    counts = {s: summary[s] for s in ("pass", "fail", "error", "skip") if summary[s]}
+    return counts, top, peak.peak_pss
 
 
 def main() -> None:
@@ -160,9 +179,10 @@ def main() -> None:
             counts = _library_run(paths, names, results)
             elapsed = time.perf_counter() - began
             top = peak.stop()
+            pss = peak.peak_pss
         else:
             peak.stop()
-            counts, top = _cli_run(vectors, names, results, args.jobs)
+            counts, top, pss = _cli_run(vectors, names, results, args.jobs)
             elapsed = time.perf_counter() - began
         after = (
             resource.getrusage(resource.RUSAGE_SELF),
@@ -184,7 +204,7 @@ def main() -> None:
         f"({', '.join(names)}), files of {args.per_file}: wall {elapsed:.1f} s "
         f"({elapsed / pairs * 1e6:.1f} us per case-platform), CPU of the tree {cpu:.1f} s "
         f"({cpu / pairs * 1e6:.1f} us per case-platform), peak RSS of the tree "
-        f"{top / 2**20:.0f} MiB, results {size / 2**20:.0f} MiB, {counts}; load average "
+        f"{top / 2**20:.0f} MiB (PSS {pss / 2**20:.0f} MiB), results {size / 2**20:.0f} MiB, {counts}; load average "
         f"{load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after"
     )
 

@@ -170,10 +170,12 @@ class Chunk(NamedTuple):
 
     domain: str
     platforms: list[tuple[str, int, list[str | None], list[tuple[int, dict[str, Any]]]]]
-    """(platform, passes made lines, lines, [(index in lines, record)])"""
+    """(platform, passes made lines, lines, [(index in lines, record)]); the lines of a
+    platform whose every result passed are one string, joined as the writer joins them."""
     infos: dict[str, dict[str, Any]]
     """Description, clauses and input of each case with a result other than pass."""
     case_lines: list[str]
+    """The cases' lines, joined as the writer joins them (one string)."""
     failed: int
     """Results fail or error (before the ledgers): for the progress line."""
 
@@ -209,9 +211,11 @@ def encode_chunk(
             failed += o.status == "fail" or o.status == "error"
             records.append((len(lines), o.to_json()))
             lines.append(None)
+        if lines and not records:  # one string (the writer joins lines the same way)
+            lines = [",\n".join(cast("list[str]", lines))]
         platforms.append((name, passes, lines, records))
     infos = {c.id: _case_info(c) for c in cases if c.id in odd}
-    case_lines = [_case_line(c) for c in cases] if lines_wanted else []
+    case_lines = [",\n".join(_case_line(c) for c in cases)] if lines_wanted and cases else []
     domain = cases[0].domain if cases else ""
     return Chunk(domain, platforms, infos, case_lines, failed)
 
@@ -356,7 +360,11 @@ def _case_line(c: Case) -> str:
     the input's JSON is the text its requests carried (same encoder settings)."""
     encode, string = _ENCODE, _STRING
     given = c.input_json
-    last = f'"error":{encode(c.error)}' if c.expects_error else f'"expected":{encode(c.expected)}'
+    if c.error is not None:
+        last = f'"error":{string(c.error)}'
+    else:
+        wanted = c.expected_json  # made at load (same text but for NaN, which is not I-JSON)
+        last = f'"expected":{wanted if wanted is not None else encode(c.expected)}'
     return (
         f"{string(case_key(c.domain, c.id))}:{{"
         f'"description":{string(c.description)},"clauses":{encode(c.clauses)},'

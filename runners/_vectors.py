@@ -12,7 +12,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,15 +112,21 @@ class Case:
             return len(text)
         return len(json.dumps(self.input, ensure_ascii=False, default=repr))
 
-    @functools.cached_property
+    @property
     def expected_is_typeless(self) -> bool:
         """The expected value holds no number or boolean, at any depth.
 
         Then whatever Python's ``==`` finds equal to it is the same JSON value (a
         string equals only a string, null only null, a list only a list, an object
         only an object), so judging needs no type-strict walk (``same_json``).
+        Computed when first asked (judging a decoded output), and kept without a lock
+        (``cached_property`` takes one per class on Python 3.11; platform threads
+        asking at once would queue): two threads may both compute the same answer.
         """
-        return _typeless(self.expected)
+        known = self.__dict__.get("_expected_is_typeless")
+        if known is None:
+            known = self.__dict__["_expected_is_typeless"] = _typeless(self.expected)
+        return bool(known)
 
     @functools.cached_property
     def input_json(self) -> str | None:
@@ -151,12 +157,41 @@ class Case:
 
     @functools.cached_property
     def _content_hash(self) -> str:  # once per case, however many platforms report it
-        body = {"input": self.input}
-        body["error" if self.expects_error else "expected"] = (
-            self.error if self.expects_error else self.expected
+        return _content_hash(
+            self.input, self.error if self.expects_error else self.expected, self.expects_error
         )
-        canonical = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _not_json(value: object) -> object:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _c_encoder(sort_keys: bool, allow_nan: bool) -> Callable[[Any], str]:
+    """``json.dumps(value, ensure_ascii=False, separators=(",", ":"), ...)`` by one C
+    encoder made once (``JSONEncoder.encode`` makes a new one per call, most of the cost
+    of encoding a small value). No circular-reference check: vectors are trees."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # no C accelerator: the ordinary encoder
+        fallback = json.JSONEncoder(
+            ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys, allow_nan=allow_nan
+        )
+        return fallback.encode
+    encoder = make(
+        None, _not_json, json.encoder.encode_basestring, None, ":", ",", sort_keys, False, allow_nan
+    )
+    return lambda value: "".join(encoder(value, 0))
+
+
+_encode_input = _c_encoder(sort_keys=False, allow_nan=False)  # = _INPUT_ENCODER.encode
+_encode_canonical = _c_encoder(sort_keys=True, allow_nan=True)
+
+
+def _content_hash(case_input: Any, expectation: Any, expects_error: bool) -> str:
+    """sha256 of ``json.dumps({"input": ..., "expected" | "error": ...}, sort_keys=True,
+    ensure_ascii=False, separators=(",", ":"))``, the keys' order written out."""
+    key = '{"error":' if expects_error else '{"expected":'
+    canonical = f'{key}{_encode_canonical(expectation)},"input":{_encode_canonical(case_input)}}}'
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -199,12 +234,24 @@ _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
 def _deeper_than_limit(data: bytes) -> bool:
     """Whether nesting exceeds MAX_DEPTH somewhere (C-speed; ``_too_deep`` then says where)."""
     # Escaped backslashes first (pairs, left to right, as a reader takes them), then
-    # escaped quotes: every quote left opens or closes a string, whose brackets are
-    # dropped with it (every other piece between quotes is inside a string).
-    plain = data.replace(b"\\\\", b"").replace(b'\\"', b"")
-    brackets = b"".join(plain.translate(None, _NOT_STRUCTURE).split(b'"')[::2])
+    # escaped quotes: every quote left opens or closes a string. Kept: brackets, quotes.
+    if data.find(b"\\") >= 0:
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    structure = data.translate(None, _NOT_STRUCTURE)
+    # Two quotes side by side are a string without brackets (or the end of one and the
+    # start of the next): dropping them keeps every bracket's side of the quotes. What
+    # quotes are left hold the few strings with brackets in them.
+    structure = structure.replace(b'""', b"")
+    brackets = b"".join(structure.split(b'"')[::2]) if b'"' in structure else structure
     if len(brackets) <= MAX_DEPTH:
         return False
+    # Each round drops the innermost pairs, at most two levels a round ([] then {}):
+    # gone within MAX_DEPTH / 2 rounds means no deeper nesting (the usual file, in a few).
+    left = brackets
+    for _ in range(MAX_DEPTH // 2):
+        left = left.replace(b"[]", b"").replace(b"{}", b"")
+        if not left:
+            return False
     return max(itertools.accumulate(map(_DEPTH_STEP.__getitem__, brackets))) > MAX_DEPTH
 
 
@@ -300,7 +347,7 @@ def _humane(err: ValidationError) -> str:
 
 # A \u escape of a surrogate code point: the only way a lone surrogate gets into text
 # read as UTF-8 (where it cannot be written raw). A hit only means "walk and see".
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 class _Suspicions:
@@ -361,7 +408,7 @@ def _parse(path: Path) -> tuple[Any, bool]:
         raise VectorFileError([Problem(path, None, "", message)]) from e
     except _StrictJsonError as e:
         raise VectorFileError([Problem(path, None, "", f"not valid vector JSON: {e}")]) from e
-    return document, suspicions.any or _SURROGATE_ESCAPE.search(text) is not None
+    return document, suspicions.any or _SURROGATE_ESCAPE.search(data) is not None
 
 
 @contextlib.contextmanager
@@ -604,21 +651,50 @@ def load_vector_file(path: Path) -> VectorFile:
 
 
 def _cases(domain: str, path: Path, raw_cases: list[dict[str, Any]]) -> tuple[Case, ...]:
-    return tuple(
-        Case(
-            domain=domain,
-            id=raw["id"],
-            description=raw["description"],
-            tags=tuple(raw["tags"]),
-            source=raw["source"],
-            clauses=tuple(raw["clauses"]),
-            input=raw["input"],
-            expected=raw.get("expected"),
-            error=raw.get("error"),
-            path=path,
+    """The file's cases, with what every run asks of each made here at once (the request's
+    input text and size, the expected output's text, the content hash): set in the
+    instance dict, where ``Case``'s cached properties would put them."""
+    encode, content_hash = _encode_input, _content_hash
+    cases = []
+    new, set_dict = Case.__new__, object.__setattr__
+    for raw in raw_cases:
+        case_input = raw["input"]
+        expected = raw.get("expected")
+        error = raw.get("error")
+        case = new(Case)
+        values = {
+            "domain": domain,
+            "id": raw["id"],
+            "description": raw["description"],
+            "tags": tuple(raw["tags"]),
+            "source": raw["source"],
+            "clauses": tuple(raw["clauses"]),
+            "input": case_input,
+            "expected": expected,
+            "error": error,
+            "path": path,
+        }
+        try:
+            input_json = encode(case_input)
+        except (TypeError, ValueError):  # not JSON: left to the properties (and adapters)
+            set_dict(case, "__dict__", values)
+            cases.append(case)
+            continue
+        values["input_json"] = input_json
+        values["input_size"] = len(input_json)
+        if error is None:
+            try:
+                values["expected_json"] = encode(expected)
+            except (TypeError, ValueError):
+                values["expected_json"] = None
+        else:
+            values["expected_json"] = None
+        values["_content_hash"] = content_hash(
+            case_input, expected if error is None else error, error is not None
         )
-        for raw in raw_cases
-    )
+        set_dict(case, "__dict__", values)
+        cases.append(case)
+    return tuple(cases)
 
 
 def _vector_files_under(folder: Path, problems: list[Problem]) -> list[Path]:

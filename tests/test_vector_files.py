@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -352,3 +353,63 @@ def test_tags_must_be_declared_and_sources_structured(write_vectors):
     case = load_vector_file(write_vectors(declared)).cases[0]
     assert case.tags == ("basic", "mystery")
     assert case.source == {"kind": "derived", "ref": "tests/conftest.py"}
+
+
+def test_the_nesting_check_agrees_with_the_parsed_depth_on_random_documents() -> None:
+    """``_deeper_than_limit``'s shortcuts (quote pairs dropped, innermost pairs dropped in
+    rounds) against the depth of the parsed document, near the limit, with brackets,
+    quotes and backslashes inside strings."""
+    import random
+
+    from runners._vectors import _deeper_than_limit
+
+    def depth(value: object) -> int:
+        if isinstance(value, dict):
+            return 1 + max(map(depth, value.values()), default=0)
+        if isinstance(value, list):
+            return 1 + max(map(depth, value), default=0)
+        return 0
+
+    rng = random.Random(13)
+    pieces = ["[", "]", "{", "}", '"', "\\", "x", "[[", "]]"]
+
+    def value(level: int) -> object:
+        """A value nested ``level`` deep (its siblings shallow, so it stays small)."""
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(4)))
+        if level <= 0:
+            return text
+        children = [value(level - 1), *(value(rng.randrange(3)) for _ in range(rng.randrange(2)))]
+        rng.shuffle(children)
+        if rng.random() < 0.5:
+            return [*children, text]
+        return {f"k{i}": child for i, child in enumerate(children)} | {"s": text}
+
+    for _ in range(300):
+        document = value(rng.choice((3, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1, MAX_DEPTH + 5)))
+        data = json.dumps(document).encode()
+        assert _deeper_than_limit(data) == (depth(document) > MAX_DEPTH)
+
+
+def test_what_loading_computes_ahead_is_what_a_case_computes_itself() -> None:
+    """The request text and size, expected text and content hash ``_cases`` sets at load
+    equal what ``Case``'s own properties make (``json.dumps``) for every project vector."""
+    import dataclasses
+
+    for vf in load_vectors([VECTORS_DIR]):
+        for case in vf.cases:
+            fresh = dataclasses.replace(case)  # the constructor: nothing computed ahead
+            assert "_content_hash" not in fresh.__dict__
+            for name in ("input_json", "input_size", "expected_json", "_content_hash"):
+                assert case.__dict__[name] == getattr(fresh, name), (case.id, name)
+            canonical = json.dumps(
+                {
+                    "input": case.input,
+                    **(
+                        {"error": case.error} if case.expects_error else {"expected": case.expected}
+                    ),
+                },
+                sort_keys=True,
+                ensure_ascii=False,
+                separators=(",", ":"),
+            )
+            assert fresh.content_hash() == hashlib.sha256(canonical.encode()).hexdigest()
