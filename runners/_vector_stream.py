@@ -141,6 +141,7 @@ class VectorSource:
                 problems.append(Problem(vf.path, case_id, "/cases", message))
             if not problems:
                 yield vf
+            del vf  # not held here while the next file loads
         if problems:
             raise VectorFileError(problems)
 
