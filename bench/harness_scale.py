@@ -204,7 +204,8 @@ def main() -> None:
         f"({', '.join(names)}), files of {args.per_file}: wall {elapsed:.1f} s "
         f"({elapsed / pairs * 1e6:.1f} us per case-platform), CPU of the tree {cpu:.1f} s "
         f"({cpu / pairs * 1e6:.1f} us per case-platform), peak RSS of the tree "
-        f"{top / 2**20:.0f} MiB (PSS {pss / 2**20:.0f} MiB), results {size / 2**20:.0f} MiB, {counts}; load average "
+        f"{top / 2**20:.0f} MiB (PSS {pss / 2**20:.0f} MiB), results {size / 2**20:.0f} MiB, "
+        f"{counts}; load average "
         f"{load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after"
     )
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from runners._outcomes import judge, same_json
-from runners._schemas import Checker, domain_schema, vector_file_validator
+from runners._schemas import Checker, domain_schema, file_fast_valid, vector_file_validator
 from runners._vectors import VECTORS_DIR, Case
 
 VECTOR_FILES = sorted(VECTORS_DIR.glob("*.json"))
@@ -31,6 +31,25 @@ def test_compiled_and_jsonschema_agree_on_every_vector(path: Path) -> None:
         ):
             if key in case:
                 assert checker.fast_valid(case[key]) == checker.reference.is_valid(case[key])
+
+
+@pytest.mark.parametrize("path", VECTOR_FILES, ids=lambda p: p.stem)
+def test_the_whole_file_check_accepts_every_vector_and_refuses_a_bad_value(path: Path) -> None:
+    """One compiled pass over a file (its shape, every case's values) says valid for
+    every project vector file, and not valid once one case's value breaks the domain's
+    schema (then the checks go one by one and jsonschema reports)."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    schema = domain_schema(document["domain"])
+    assert schema is not None
+    assert file_fast_valid(schema, document)
+    broken = json.loads(json.dumps(document))
+    case = broken["cases"][-1]
+    if "expected" in case:
+        case["expected"] = {"not-an-output-of-this-domain": [1, 2, 3]}
+    else:
+        case["error"] = 12345
+    assert not file_fast_valid(schema, broken)
+    assert not file_fast_valid(schema, {**document, "version": "one"})
 
 
 def test_jsonschema_decides_when_the_compiled_validator_says_no() -> None:
