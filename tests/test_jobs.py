@@ -37,6 +37,14 @@ def streamed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_vector_stream, "STREAM_FROM_BYTES", 0)
 
 
+@pytest.fixture(params=["streamed", "loaded first"])
+def loading(request: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both ways a run takes its files: loaded as reached, or all loaded and checked
+    before anything runs (small vectors: the jobs then share what the CLI loaded)."""
+    if request.param == "loaded first":
+        monkeypatch.setattr(_vector_stream, "STREAM_FROM_BYTES", 1 << 30)
+
+
 @pytest.fixture
 def liar() -> Any:
     register_platform("liar", lambda: miniatures.Liar("liar", lambda r: "case-3" in r["id"]))
@@ -95,7 +103,7 @@ def test_the_files_split_into_consecutive_runs_of_about_equal_size(tmp_path: Pat
 
 
 def test_a_wrong_platform_through_two_jobs_is_reported_as_by_one_process(
-    liar: Any, tmp_path: Path, capsys: Any
+    loading: None, liar: Any, tmp_path: Path, capsys: Any
 ) -> None:
     folder = three_files(tmp_path)
     platforms = ("--platform", "python", "--platform", "liar")
@@ -121,6 +129,16 @@ def test_a_wrong_platform_through_two_jobs_is_reported_as_by_one_process(
     assert "FAIL sse-frames::case-3 [liar]" in printed_two
     assert '/frames/0/data: expected "hi", actual "hi!"' in printed_two
     assert main(["report", str(two)]) == 1
+    capsys.readouterr()
+    # The text report, printed and written whole (every problem), is the same too.
+    argv = ["run", "--no-default-vectors", "--vectors", str(folder), "-q", *platforms]
+    texts = []
+    for jobs in ("1", "2"):
+        report = tmp_path / f"report-{jobs}.txt"
+        assert main([*argv, "--max-problems", "0", "--output", str(report), "--jobs", jobs]) == 1
+        texts.append((capsys.readouterr().out.replace(str(report), "OUT"), report.read_text()))
+    assert texts[0] == texts[1]
+    assert "FAIL sse-frames::case-3 [liar]" in texts[1][1]
 
 
 def test_ledgers_and_shards_through_two_jobs_as_by_one_process(
@@ -134,17 +152,19 @@ def test_ledgers_and_shards_through_two_jobs_as_by_one_process(
     assert main(["expectations", "--update", str(ledger), "--results", str(first)]) == 0
     capsys.readouterr()
     gated = (*platforms, "--expectations", str(ledger))
+    totals, xfails = [], []
     for extra in ((), ("--shard", "1/2"), ("--shard", "2/2")):
         one, two = tmp_path / "one.json", tmp_path / "two.json"
         code_one, _, _ = run_json(capsys, folder, one, *gated, *extra)
         code_two, _, _ = run_json(capsys, folder, two, *gated, *extra, "--jobs", "2")
-        assert code_one == code_two == 0
+        assert code_one == code_two == 0  # the liar's divergence is recorded: xfail
         same_document(one, two)
-    whole = read_results(tmp_path / "first.json")
-    assert whole["summary"]["total"] == 16
-    # The shards of the last pair cover what the whole run did, once each.
-    halves = [read_results(tmp_path / "two.json")]
-    assert 0 < halves[0]["summary"]["total"] < 16
+        summary = read_results(two)["summary"]
+        totals.append(summary["total"])
+        xfails.append(summary["xfail"])
+    # The whole run, then its two shards: each case once, the recorded divergence once.
+    assert totals[0] == 16 and totals[1] + totals[2] == 16 and 0 < totals[1] < 16
+    assert xfails[0] == 1 and xfails[1] + xfails[2] == 1
 
 
 class DiesOnCase3(miniatures._Wrapped):
