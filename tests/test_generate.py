@@ -544,3 +544,63 @@ def test_a_finding_whose_input_no_vector_may_hold_is_refused_as_a_strategy_bug()
     assert "/tool_input/a" in why and "I-JSON" in why and "strategies/hooks.py" in why
     assert not_a_vector_input(finding({"tool_input": {"a": 2**53 - 1, "s": "\U0001f600"}})) is None
     assert "lone surrogate" in (not_a_vector_input(finding({"s": "\ud800"})) or "")
+
+
+def test_compaction_inputs_come_with_the_text_the_search_would_encode() -> None:
+    # session-compaction decodes each input together with its JSON text, and the
+    # search sends that text: it must be the text the search would have made itself.
+    from runners._generate import _INPUT_ENCODER
+
+    module = strategies.load("session-compaction")
+    assert module is not None
+    draws = random.Random(7)
+    records = [bytes([b]) * module.RECORD for b in range(256)]
+    records += [draws.randbytes(module.RECORD) for _ in range(5_000)]
+    for record in records:
+        case_input = module.decode(record)
+        assert isinstance(case_input, strategies.EncodedInput)
+        assert case_input.json == _INPUT_ENCODER.encode(case_input), record
+    requests = search_for("session-compaction", PythonAdapter())._requests([case_input])
+    assert requests[0].input_json is case_input.json  # type: ignore[attr-defined]
+
+
+def test_a_record_decoded_before_gives_the_same_input_without_decoding_again() -> None:
+    from runners._generate import _remembering
+
+    decoded: list[bytes] = []
+
+    def decode(record: bytes) -> dict[str, Any]:
+        decoded.append(record)
+        return {"record": record.hex()}
+
+    decode_once = _remembering(decode)
+    first = decode_once(b"\x01\x02")
+    assert decode_once(b"\x01\x02") is first
+    assert decode_once(b"\x01\x03") == {"record": "0103"}
+    assert decoded == [b"\x01\x02", b"\x01\x03"]
+
+
+def test_rust_writes_compaction_outputs_as_the_reference_does() -> None:
+    # Same keys in the same order (serde_json alone would sort them), so the search's
+    # exact comparison decides without sorting: rust's answers are the reference's.
+    from adapters.rust import RustAdapter
+    from runners._generate import _Keys
+
+    module = strategies.load("session-compaction")
+    assert module is not None
+    draws = random.Random(11)
+    inputs = [module.decode(draws.randbytes(module.RECORD)) for _ in range(300)]
+    requests: list[Request] = [
+        {"id": str(i), "domain": "session-compaction", "input": case_input}
+        for i, case_input in enumerate(inputs)
+    ]
+    rust = RustAdapter()
+    rust.start()
+    python = PythonAdapter()
+    python.start()
+    compared = 0
+    for want, got in zip(python.run(requests), rust.run(requests), strict=True):
+        if "output" in want:
+            assert _Keys(want["output"]).exact() == _Keys(got.get("output")).exact(), got
+            compared += 1
+    assert compared > 100
