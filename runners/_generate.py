@@ -135,19 +135,24 @@ class _Keys:
             self._exact = _exact(self.output)
         return self._exact
 
-    def equal(self, other: Any) -> bool:
-        """Whether ``other``, equal to the output under ``==``, is also the same JSON.
+    def same(self, other: Any) -> bool:
+        """Whether ``other`` is the same JSON as the output (keys in any order).
 
-        ``==`` says 1 == True == 1.0; the JSON numbers 1 and 1.0 are the same (see
-        runners._compare), a boolean is not a number. So ``other`` is the same JSON
-        if its exact key is the output's, or if neither holds a boolean: marshal writes
-        True and False as the bytes T and F, so keys without either byte hold none
-        (other bytes may be T or F too: those go the slow way).
+        Equal exact keys are the same values, types and key order: the usual case,
+        decided without comparing the values. Otherwise ``==`` decides up to its
+        conflations: it says 1 == True == 1.0; the JSON numbers 1 and 1.0 are the same
+        (see runners._compare), a boolean is not a number. marshal writes True and
+        False as the bytes T and F, so when neither key has either byte, neither side
+        holds a boolean (other bytes may be T or F too: those go the slow way).
         """
         mine = _exact(other)
         theirs = self.exact()
         return mine == theirs or (
-            b"T" not in mine and b"F" not in mine and b"T" not in theirs and b"F" not in theirs
+            b"T" not in mine
+            and b"F" not in mine
+            and b"T" not in theirs
+            and b"F" not in theirs
+            and self.output == other
         )
 
     def sorted(self) -> str:
@@ -507,11 +512,8 @@ class Search:
         if "error" in actual:
             return f"error {actual['error'].get('code')!r} where the reference has an output"
         want, got = expected.get("output"), actual.get("output")
-        if want == got and keys.equal(got):
-            # Equal as Python values (in C, stopping at the first difference, keys in
-            # any order) and no boolean for a number: the same JSON. Schema validity is
-            # then the reference's.
-            return None
+        if keys.same(got):
+            return None  # the same JSON: schema validity is then the reference's
         if _sorted_json(got) == keys.sorted():
             return None  # the same JSON (keys in another order, booleans where they were)
         differences = diff(want, got, rules_for(self.rules, case_input))
