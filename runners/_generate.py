@@ -35,7 +35,7 @@ from adapters.worker import WorkerAdapter
 from strategies import EncodedInput, Property
 
 from ._compare import diff, rules_for
-from ._run import StartedPlatform, _run_batch
+from ._run import StartedPlatform, run_batch_in_order
 from ._schemas import domain_schema
 
 REFERENCE = "python"
@@ -463,8 +463,7 @@ class Search:
 
     def _run_requests(self, platform: StartedPlatform, requests: list[Request]) -> list[Answer]:
         assert platform.adapter is not None
-        by_id = _run_batch(platform.adapter, platform.name, requests)
-        return [cast(Answer, by_id[r["id"]]) for r in requests]
+        return cast(list[Answer], run_batch_in_order(platform.adapter, platform.name, requests))
 
     def _schema_problem(self, output: Any) -> str | None:
         if self.output_schema is None:
