@@ -42,6 +42,8 @@ REFERENCE = "python"
 
 VALIDATE_ALL, VALIDATE_EVERY = 50, 1_000
 MEMO_LIMIT = 100_000
+# Inputs kept by record: a few KB each; the records redrawn are mostly recent ones.
+DECODED_LIMIT = 20_000
 PIPELINE_CHUNK = 64
 # How often (seconds) a running thread lets another have the GIL during a search.
 # Python's default (5 ms) leaves a platform's I/O threads waiting behind the drawing
@@ -339,7 +341,7 @@ def _remembering(decode: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
         try:
             return memo[record]
         except KeyError:
-            if len(memo) >= MEMO_LIMIT:
+            if len(memo) >= DECODED_LIMIT:
                 memo.clear()
             made = memo[record] = decode(record)
             return made
