@@ -32,7 +32,7 @@ from hypothesis.reporting import with_reporter
 import strategies
 from adapters.protocol import KnownInputText, Request
 from adapters.worker import WorkerAdapter
-from strategies import EncodedInput, Property
+from strategies import Property
 
 from ._compare import diff, rules_for
 from ._run import StartedPlatform, run_batch_in_order
@@ -108,6 +108,20 @@ class _Found(Exception):
 # The text encode_request would make of an input (adapters.messages): made once per
 # input here and spliced into every platform's request line (KnownInputText).
 _INPUT_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+class EncodedInput(dict[str, Any]):
+    """A decoded input with its JSON text ``json`` (``_INPUT_ENCODER``'s), made once
+    per record however often Hypothesis draws it again (see ``_remembering``).
+
+    To anything else it is the plain input; no one changes an input once made.
+    """
+
+    __slots__ = ("json",)
+
+    def __init__(self, case_input: dict[str, Any], text: str) -> None:
+        super().__init__(case_input)
+        self.json = text
 
 
 def _exact(value: Any) -> bytes:
@@ -329,11 +343,13 @@ def input_batches(
 
 
 def _remembering(decode: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
-    """``decode``, giving a record it has decoded before the same input again.
+    """``decode``, giving a record it has decoded before the same input again, an
+    ``EncodedInput`` when the input is a JSON object.
 
     Hypothesis's mutations and its ``target()`` hill climbing redraw mostly the same
     records (a 60-example compaction search decodes about four records for every
-    distinct one); decoding is pure, and no one changes an input once made.
+    distinct one): each is decoded and encoded once. Decoding is pure, and no one
+    changes an input once made.
     """
     memo: dict[bytes, Any] = {}
 
@@ -343,7 +359,12 @@ def _remembering(decode: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
         except KeyError:
             if len(memo) >= DECODED_LIMIT:
                 memo.clear()
-            made = memo[record] = decode(record)
+            made = decode(record)
+            if type(made) is dict:
+                # Not JSON (TypeError, ValueError): left plain, encode_request says why.
+                with contextlib.suppress(TypeError, ValueError):
+                    made = EncodedInput(made, _INPUT_ENCODER.encode(made))
+            memo[record] = made
             return made
 
     return decode_once

@@ -11,8 +11,7 @@ like the Python JSON layers), so a new domain brings its own. It provides:
   reference (:class:`Property`).
 
 A module may also decode inputs from bytes: ``RECORD`` (bytes per input) and
-``decode(record)`` (bytes -> input, reading them through :class:`Reader`; an
-:class:`EncodedInput` when it can make the input's JSON text cheaply on the way). The search
+``decode(record)`` (bytes -> input, reading them through :class:`Reader`). The search
 then draws a whole batch as one byte string, cut into records: one Hypothesis choice
 per batch instead of several per input, which is what makes thousands of cases a
 second possible (Hypothesis's per-choice cost is tens of microseconds). Zero is the
@@ -68,19 +67,6 @@ def joined(pieces: Sequence[str], size: int) -> st.SearchStrategy[str]:
 
 
 T = TypeVar("T")
-
-
-class EncodedInput(dict[str, Any]):
-    """An input decoded together with its JSON text, ``json``: compact, keys in order,
-    non-ASCII as is (what ``runners._generate`` would encode it to).
-
-    The search sends that text instead of encoding the input again. To anything else
-    it is the plain input; it is never changed once made.
-    """
-
-    __slots__ = ("json",)
-
-    json: str
 
 
 class Reader:

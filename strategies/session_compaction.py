@@ -4,12 +4,11 @@ zero-cost and huge token counts, and histories that are not well-formed."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from hypothesis import strategies as st
 
-from . import EncodedInput, Response, records
+from . import Response, records
 
 MAX_SAFE = 2**53 - 1
 _TOKENS = (0, 1, 5, 10, 100)
@@ -31,58 +30,39 @@ def _tokens(b: int) -> int:
     return _TOKENS[b % 5] if b < 40 else b % 201
 
 
-_TOKEN = [_tokens(b) for b in range(256)]  # _tokens by byte, looked up per message
-
-# Each message is made with its JSON text (as the harness's encoder writes it): the
-# search then sends that text instead of encoding every input again, which cost more
-# than decoding it (tests/test_generate.py checks the two agree).
-_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
-
-
-def _history(record: bytes) -> tuple[list[dict[str, Any]], list[str]]:
-    """The messages, and each one's JSON text."""
+def _history(record: bytes) -> list[dict[str, Any]]:
     shape = record[OPTIONS + 5]
     messages: list[dict[str, Any]] = []
-    texts: list[str] = []
     if shape & 1:
-        tokens = _TOKEN[shape >> 1]
-        messages.append({"role": "system", "content": "sys", "token_count": tokens})
-        texts.append(f'{{"role":"system","content":"sys","token_count":{tokens}}}')
+        messages.append({"role": "system", "content": "sys", "token_count": _tokens(shape >> 1)})
     calls = 0
-    turns_end = TURNS + TURN_BYTES * ((shape >> 1) % (MAX_TURNS + 1))
-    for at in range(TURNS, turns_end, TURN_BYTES):
-        user, assistant, tools = record[at : at + 3]
-        tokens = _TOKEN[user]
-        messages.append({"role": "user", "content": "q", "token_count": tokens})
-        texts.append(f'{{"role":"user","content":"q","token_count":{tokens}}}')
+    for turn in range((shape >> 1) % (MAX_TURNS + 1)):
+        user, assistant, tools = record[TURNS + TURN_BYTES * turn : TURNS + TURN_BYTES * turn + 3]
+        messages.append({"role": "user", "content": "q", "token_count": _tokens(user)})
         # tools: the number of calls (0..2), their results' token counts, and now and
         # then an empty tool_calls list or an assistant follow-up after a result.
         n_calls = tools % 3
         ids = [f"c{calls + i}" for i in range(n_calls)]
         calls += n_calls
-        tokens = _TOKEN[assistant]
-        reply: dict[str, Any] = {"role": "assistant", "content": "a", "token_count": tokens}
+        reply: dict[str, Any] = {
+            "role": "assistant",
+            "content": "a",
+            "token_count": _tokens(assistant),
+        }
         if ids or tools >= 240:
             reply["tool_calls"] = [{"id": call, "name": "fs.read"} for call in ids]
-            listed = ",".join([f'{{"id":"{call}","name":"fs.read"}}' for call in ids])
-            texts.append(
-                f'{{"role":"assistant","content":"a","token_count":{tokens},'
-                f'"tool_calls":[{listed}]}}'
-            )
-        else:
-            texts.append(f'{{"role":"assistant","content":"a","token_count":{tokens}}}')
         messages.append(reply)
         for i, call in enumerate(ids):
-            tokens = _TOKEN[tools // 3 + 17 * i]
             messages.append(
-                {"role": "tool", "content": "r", "token_count": tokens, "tool_call_id": call}
-            )
-            texts.append(
-                f'{{"role":"tool","content":"r","token_count":{tokens},"tool_call_id":"{call}"}}'
+                {
+                    "role": "tool",
+                    "content": "r",
+                    "token_count": _tokens(tools // 3 + 17 * i),
+                    "tool_call_id": call,
+                }
             )
         if ids and tools >= 216:
             messages.append({"role": "assistant", "content": "a2", "token_count": 1})
-            texts.append('{"role":"assistant","content":"a2","token_count":1}')
     # Sometimes break it (COMP-4): a bad role, an orphan result, a summary flag, huge count.
     chance, where, kind = record[FLAW : FLAW + 3]
     if messages and chance % 5 == 4:
@@ -100,18 +80,13 @@ def _history(record: bytes) -> tuple[list[dict[str, Any]], list[str]]:
         else:
             broken["token_count"] = -1
         messages[i] = broken
-        texts[i] = _ENCODE(broken)
-    return messages, texts
+    return messages
 
 
-def _json(value: int | None) -> str:
-    return "null" if value is None else str(value)
-
-
-def decode(record: bytes) -> EncodedInput:
+def decode(record: bytes) -> dict[str, Any]:
     budget, summary, compacted, reserve, flags = record[OPTIONS : OPTIONS + 5]
-    messages, texts = _history(record)
-    total = sum([m["token_count"] for m in messages])
+    messages = _history(record)
+    total = sum(m["token_count"] for m in messages)
     # Budgets around the trigger (total > 0.9 x max) and around the total itself.
     near = [total * 10 // 9 + d for d in (-1, 0, 1)] + [total + d for d in (-1, 0, 1)]
     near = [m for m in near if 0 <= m <= MAX_SAFE] or [0]
@@ -125,35 +100,25 @@ def decode(record: bytes) -> EncodedInput:
         if budget < 128
         else budget % 201
     )
-    summary_tokens = _SUMMARY[summary % 2] if summary < 128 else summary % 201
-    compacted_tokens = _COMPACTED[compacted % 4]
-    case = EncodedInput(
-        messages=messages,
-        max_tokens=max_tokens,
-        summary_tokens=summary_tokens,
-        compacted_tokens=compacted_tokens,
-    )
-    text = (
-        f'{{"messages":[{",".join(texts)}],"max_tokens":{_json(max_tokens)},'
-        f'"summary_tokens":{summary_tokens},"compacted_tokens":{compacted_tokens}'
-    )
+    case: dict[str, Any] = {
+        "messages": messages,
+        "max_tokens": max_tokens,
+        "summary_tokens": _SUMMARY[summary % 2] if summary < 128 else summary % 201,
+        "compacted_tokens": _COMPACTED[compacted % 4],
+    }
     if reserve & 1:
-        case["reserve_recent"] = reserve_recent = (reserve >> 1) % 6 - 1
-        text += f',"reserve_recent":{reserve_recent}'
+        case["reserve_recent"] = (reserve >> 1) % 6 - 1
     # A manual /compact (COMP-7a) and a failing summarizer (COMP-11), each now and then,
     # sometimes written out as false (the default).
     for bit, name in ((0, "force"), (2, "summarizer_fails")):
         if flags >> bit & 3 == 3:
             case[name] = True
-            text += f',"{name}":true'
         elif flags >> bit & 3 == 2:
             case[name] = False
-            text += f',"{name}":false'
-    case.json = text + "}"
     return case
 
 
-def inputs() -> st.SearchStrategy[EncodedInput]:
+def inputs() -> st.SearchStrategy[dict[str, Any]]:
     return records(RECORD, decode)
 
 
