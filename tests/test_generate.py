@@ -577,6 +577,7 @@ def test_a_record_decoded_before_gives_the_same_input_without_decoding_again() -
 def test_rust_writes_compaction_outputs_as_the_reference_does() -> None:
     # Same keys in the same order (serde_json alone would sort them), so the search's
     # exact comparison decides without sorting: rust's answers are the reference's.
+    from adapters.messages import encode_request
     from adapters.rust import RustAdapter
     from runners._generate import _Keys
 
@@ -592,9 +593,14 @@ def test_rust_writes_compaction_outputs_as_the_reference_does() -> None:
     rust.start()
     python = PythonAdapter()
     python.start()
+    # The served child answers each line through run_line; the in-process adapter
+    # runs batches: both must keep the order.
+    served = [json.loads(rust.run_line(encode_request(r)) or b"null") for r in requests]
     compared = 0
-    for want, got in zip(python.run(requests), rust.run(requests), strict=True):
+    for want, got, line in zip(python.run(requests), rust.run(requests), served, strict=True):
         if "output" in want:
-            assert _Keys(want["output"]).exact() == _Keys(got.get("output")).exact(), got
+            exact = _Keys(want["output"]).exact()
+            assert exact == _Keys(got.get("output")).exact(), got
+            assert exact == _Keys(line.get("output")).exact(), line
             compared += 1
     assert compared > 100
