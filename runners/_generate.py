@@ -35,13 +35,15 @@ from adapters.worker import WorkerAdapter
 from strategies import Property
 
 from ._compare import diff, rules_for
-from ._run import StartedPlatform, _run_batch
+from ._run import StartedPlatform, run_batch_in_order
 from ._schemas import domain_schema
 
 REFERENCE = "python"
 
 VALIDATE_ALL, VALIDATE_EVERY = 50, 1_000
 MEMO_LIMIT = 100_000
+# Inputs kept by record: a few KB each; the records redrawn are mostly recent ones.
+DECODED_LIMIT = 20_000
 PIPELINE_CHUNK = 64
 # How often (seconds) a running thread lets another have the GIL during a search.
 # Python's default (5 ms) leaves a platform's I/O threads waiting behind the drawing
@@ -88,7 +90,8 @@ class Finding:
 class Stats:
     """What a search did: cases compared, examples drawn, clauses the passing inputs touched."""
 
-    cases: int = 0  # differential cases (property requests are not counted)
+    cases: int = 0  # differential cases, each a distinct input (property requests are not counted)
+    drawn: int = 0  # inputs drawn while generating, repeats included (see first_time)
     examples: int = 0
     seconds: float = 0.0  # in the differential search
     property_seconds: float = 0.0
@@ -106,6 +109,20 @@ class _Found(Exception):
 # The text encode_request would make of an input (adapters.messages): made once per
 # input here and spliced into every platform's request line (KnownInputText).
 _INPUT_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+class EncodedInput(dict[str, Any]):
+    """A decoded input with its JSON text ``json`` (``_INPUT_ENCODER``'s), made once
+    per record however often Hypothesis draws it again (see ``_remembering``).
+
+    To anything else it is the plain input; no one changes an input once made.
+    """
+
+    __slots__ = ("json",)
+
+    def __init__(self, case_input: dict[str, Any], text: str) -> None:
+        super().__init__(case_input)
+        self.json = text
 
 
 def _exact(value: Any) -> bytes:
@@ -135,19 +152,24 @@ class _Keys:
             self._exact = _exact(self.output)
         return self._exact
 
-    def equal(self, other: Any) -> bool:
-        """Whether ``other``, equal to the output under ``==``, is also the same JSON.
+    def same(self, other: Any) -> bool:
+        """Whether ``other`` is the same JSON as the output (keys in any order).
 
-        ``==`` says 1 == True == 1.0; the JSON numbers 1 and 1.0 are the same (see
-        runners._compare), a boolean is not a number. So ``other`` is the same JSON
-        if its exact key is the output's, or if neither holds a boolean: marshal writes
-        True and False as the bytes T and F, so keys without either byte hold none
-        (other bytes may be T or F too: those go the slow way).
+        Equal exact keys are the same values, types and key order: the usual case,
+        decided without comparing the values. Otherwise ``==`` decides up to its
+        conflations: it says 1 == True == 1.0; the JSON numbers 1 and 1.0 are the same
+        (see runners._compare), a boolean is not a number. marshal writes True and
+        False as the bytes T and F, so when neither key has either byte, neither side
+        holds a boolean (other bytes may be T or F too: those go the slow way).
         """
         mine = _exact(other)
         theirs = self.exact()
         return mine == theirs or (
-            b"T" not in mine and b"F" not in mine and b"T" not in theirs and b"F" not in theirs
+            b"T" not in mine
+            and b"F" not in mine
+            and b"T" not in theirs
+            and b"F" not in theirs
+            and self.output == other
         )
 
     def sorted(self) -> str:
@@ -228,6 +250,9 @@ class Prefetch(Protocol):
     def send(self, ticket: int, inputs: list[Any]) -> list[Request]:
         """Start running ``inputs`` on the out-of-process platforms; their requests."""
 
+    def first_time(self, case_input: Any) -> bool:
+        """False for an input this search has already sent (it need not run again)."""
+
 
 @st.composite
 def _batches(draw: st.DrawFn, elements: st.SearchStrategy[Any], size: int) -> list[Any]:
@@ -290,9 +315,17 @@ def _record_batches(
     while drawn < stop:
         n = min(group, stop - drawn)
         blob = draw(st.binary(min_size=n * record, max_size=n * record))
-        inputs += [
+        made = [
             decode(blob[i * record : (i + 1) * record]) for i in range(max(0, start - drawn), n)
         ]
+        # While generating, an input the search ran before is not run again: Hypothesis's
+        # mutations and target() redraw mostly the same records (7 in 8 inputs of a
+        # 60-example search were repeats), and a repeat can tell nothing new.
+        if ticket is None:
+            inputs += made
+        else:
+            assert prefetch is not None
+            inputs += [x for x in made if prefetch.first_time(x)]
         drawn += n
         while ticket is not None and (
             len(inputs) - sent >= PIPELINE_CHUNK or (drawn >= stop and sent < len(inputs))
@@ -317,8 +350,36 @@ def input_batches(
     """The domain's batches: from byte records when the module decodes them, else lists."""
     decode = getattr(module, "decode", None)
     if decode is not None:
-        return record_batches(module.RECORD, decode, size, prefetch)
+        return record_batches(module.RECORD, _remembering(decode), size, prefetch)
     return batches(module.inputs(), size)
+
+
+def _remembering(decode: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
+    """``decode``, giving a record it has decoded before the same input again, an
+    ``EncodedInput`` when the input is a JSON object.
+
+    Hypothesis's mutations and its ``target()`` hill climbing redraw mostly the same
+    records (a 60-example compaction search decodes about four records for every
+    distinct one): each is decoded and encoded once. Decoding is pure, and no one
+    changes an input once made.
+    """
+    memo: dict[bytes, Any] = {}
+
+    def decode_once(record: bytes) -> Any:
+        try:
+            return memo[record]
+        except KeyError:
+            if len(memo) >= DECODED_LIMIT:
+                memo.clear()
+            made = decode(record)
+            if type(made) is dict:
+                # Not JSON (TypeError, ValueError): left plain, encode_request says why.
+                with contextlib.suppress(TypeError, ValueError):
+                    made = EncodedInput(made, _INPUT_ENCODER.encode(made))
+            memo[record] = made
+            return made
+
+    return decode_once
 
 
 def _settings(max_examples: int) -> settings:
@@ -384,6 +445,7 @@ class Search:
         self._seen_outputs = 0
         self._tickets = itertools.count(1)
         self._prefetching = False  # on while search() generates (not while it shrinks)
+        self._sent: set[str] = set()  # inputs sent while generating (first_time)
         # Out-of-process platforms run on lanes (their own threads); in-process ones run
         # on this thread: on another they would only contend for the GIL.
         self._lanes = {
@@ -400,11 +462,14 @@ class Search:
         domain = self.domain
         requests: list[Request] = []
         for i, case_input in enumerate(inputs):
-            try:
-                text = encode(case_input)
-            except (TypeError, ValueError):  # not JSON: encode_request says why, per platform
-                requests.append({"id": str(i), "domain": domain, "input": case_input})
-                continue
+            if type(case_input) is EncodedInput:  # decoded with its text
+                text = case_input.json
+            else:
+                try:
+                    text = encode(case_input)
+                except (TypeError, ValueError):  # not JSON: encode_request says why
+                    requests.append({"id": str(i), "domain": domain, "input": case_input})
+                    continue
             requests.append(cast(Request, KnownInputText(str(i), domain, case_input, text)))
         return requests
 
@@ -426,6 +491,16 @@ class Search:
     def open_batch(self) -> int | None:
         return next(self._tickets) if self._prefetching else None
 
+    def first_time(self, case_input: Any) -> bool:
+        self.stats.drawn += 1
+        key = case_input.json if type(case_input) is EncodedInput else repr(case_input)
+        if key in self._sent:
+            return False
+        if len(self._sent) >= MEMO_LIMIT:
+            self._sent.clear()
+        self._sent.add(key)
+        return True
+
     def send(self, ticket: int, inputs: list[Any]) -> list[Request]:
         requests = self._requests(inputs)
         for lane in self._lanes.values():
@@ -434,8 +509,7 @@ class Search:
 
     def _run_requests(self, platform: StartedPlatform, requests: list[Request]) -> list[Answer]:
         assert platform.adapter is not None
-        by_id = _run_batch(platform.adapter, platform.name, requests)
-        return [cast(Answer, by_id[r["id"]]) for r in requests]
+        return cast(list[Answer], run_batch_in_order(platform.adapter, platform.name, requests))
 
     def _schema_problem(self, output: Any) -> str | None:
         if self.output_schema is None:
@@ -483,11 +557,8 @@ class Search:
         if "error" in actual:
             return f"error {actual['error'].get('code')!r} where the reference has an output"
         want, got = expected.get("output"), actual.get("output")
-        if want == got and keys.equal(got):
-            # Equal as Python values (in C, stopping at the first difference, keys in
-            # any order) and no boolean for a number: the same JSON. Schema validity is
-            # then the reference's.
-            return None
+        if keys.same(got):
+            return None  # the same JSON: schema validity is then the reference's
         if _sorted_json(got) == keys.sorted():
             return None  # the same JSON (keys in another order, booleans where they were)
         differences = diff(want, got, rules_for(self.rules, case_input))

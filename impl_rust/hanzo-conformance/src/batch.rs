@@ -113,28 +113,34 @@ pub fn catch_crash<T>(f: impl FnOnce() -> T) -> Result<T, Crash> {
     })
 }
 
-/// The response body for one input: `{"output": ..}`, `{"error": ..}` or `{"crash": ..}`.
+/// The response to one request, as JSON text: `{"id":..,"output":..}` (the output as
+/// the domain wrote it, see [`crate::run_case_text`]), `{"error":..,"id":..}` (a
+/// contract error) or `{"crash":..,"id":..}`.
 ///
 /// The harness never sends a domain missing from [`implementation`]; if it does,
 /// that is a `crash` (as on the other platforms), not a contract error.
-fn respond(domain: &str, input: &Value) -> Map<String, Value> {
-    if !crate::domains().any(|d| d == domain) {
+fn respond(id: &Value, domain: &str, input: &Value) -> String {
+    let (key, body) = if crate::domains().any(|d| d == domain) {
+        match catch_crash(|| crate::run_case_text(domain, input)) {
+            Ok(Ok(output)) => return format!("{{\"id\":{id},\"output\":{output}}}"),
+            Ok(Err(error)) => (
+                "error",
+                json!({"code": error.code, "message": error.message}),
+            ),
+            Err(crash) => (
+                "crash",
+                json!({"message": crash.message, "detail": crash.detail}),
+            ),
+        }
+    } else {
         let message = format!("rust does not implement {domain}");
-        let crash = json!({"message": message, "detail": "not in implementation().domains"});
-        return Map::from_iter([("crash".to_owned(), crash)]);
-    }
-    let (key, body) = match catch_crash(|| crate::run_case(domain, input)) {
-        Ok(Ok(output)) => ("output", output),
-        Ok(Err(error)) => (
-            "error",
-            json!({"code": error.code, "message": error.message}),
-        ),
-        Err(crash) => (
+        (
             "crash",
-            json!({"message": crash.message, "detail": crash.detail}),
-        ),
+            json!({"message": message, "detail": "not in implementation().domains"}),
+        )
     };
-    Map::from_iter([(key.to_owned(), body)])
+    let response = Map::from_iter([("id".to_owned(), id.clone()), (key.to_owned(), body)]);
+    Value::Object(response).to_string()
 }
 
 /// `{"name", "version", "language", "domains"}` for this platform, as JSON.
@@ -177,15 +183,11 @@ pub fn run_batch(requests_json: &str) -> Result<String, BadRequest> {
             }
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let responses: Vec<Value> = parsed
+    let responses: Vec<String> = parsed
         .into_iter()
-        .map(|(id, domain, input)| {
-            let mut response = Map::from_iter([("id".to_owned(), id.clone())]);
-            response.extend(respond(domain, input));
-            Value::Object(response)
-        })
+        .map(|(id, domain, input)| respond(id, domain, input))
         .collect();
-    Ok(Value::Array(responses).to_string())
+    Ok(format!("[{}]", responses.join(",")))
 }
 
 #[cfg(test)]
