@@ -113,6 +113,7 @@ class Job:
             return
         code = 70  # EX_SOFTWARE: the body raised
         try:
+            _end_with_parent()
             os.dup2(self.stderr.fileno(), 2)
             with open(os.devnull, "wb") as null:
                 os.dup2(null.fileno(), 1)
@@ -195,6 +196,18 @@ class Job:
             self.stderr.close()
         with contextlib.suppress(OSError):
             self.spool.unlink()
+
+
+def _end_with_parent() -> None:
+    """On Linux, a job is sent SIGTERM (and ends as at an interrupt) if the CLI dies
+    without ending it (killed outright): no job runs on for nobody."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
 
 
 def _job_body(
