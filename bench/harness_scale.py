@@ -9,11 +9,13 @@ oauth-pkce and mcp-normalization, alternating files of ``--per-file`` cases) int
 temporary folder, then runs them through the product: ``hanzo-conformance run
 --format json --output results.json`` on those files (a child process; it streams:
 files loaded as reached, the platforms working side by side on chunks, each result
-written as it is judged). Reports the wall time of the run (generation excluded),
-the CPU time of the whole process tree (the CLI, its served children and Node, from
-``getrusage`` once they are reaped), the peak RSS of the CLI's tree (the CLI and its
-children, not this generating process; sampled every 100 ms from /proc), the load
-average, and the outcome counts from the results' summary.
+written as it is judged; ``--jobs N`` passes ``run --jobs N``: N harness processes).
+Reports the wall time of the run (generation excluded), the CPU time of the whole
+process tree (the CLI, its jobs, served children and Node, from ``getrusage`` once
+they are reaped), the peak RSS of the CLI's tree (the CLI and its descendants, not
+this generating process; sampled every 100 ms from /proc) and its peak PSS (pages
+shared by forked processes counted once; every 300 ms), the load average, and the
+outcome counts from the results' summary.
 
 ``--library`` measures the library path instead (``runners._run.run_cases`` called
 one platform after another on one file at a time, outcomes written as JSON lines),
