@@ -164,28 +164,50 @@ pub fn run_batch(requests_json: &str) -> Result<String, BadRequest> {
         .iter()
         .enumerate()
         .map(|(index, request)| {
-            let field = |name: &str| request.get(name);
-            match (
-                field("id"),
-                field("domain").and_then(Value::as_str),
-                field("input"),
-            ) {
-                (Some(id @ Value::String(_)), Some(domain), Some(input)) => Ok((id, domain, input)),
-                _ => Err(BadRequest(format!(
+            fields(request).ok_or_else(|| {
+                BadRequest(format!(
                     "request {index} needs a string \"id\", a string \"domain\" and an \"input\""
-                ))),
-            }
+                ))
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let responses: Vec<Value> = parsed
         .into_iter()
-        .map(|(id, domain, input)| {
-            let mut response = Map::from_iter([("id".to_owned(), id.clone())]);
-            response.extend(respond(domain, input));
-            Value::Object(response)
-        })
+        .map(|(id, domain, input)| response(id, domain, input))
         .collect();
     Ok(Value::Array(responses).to_string())
+}
+
+/// The response `{id, output | error | crash}` to one request `{id, domain, input}`
+/// (other keys are ignored), as [`run_batch`] answers it.
+///
+/// # Errors
+/// [`BadRequest`] when the request lacks a string `id`, a string `domain` or an
+/// `input`; nothing is run then.
+pub fn run_request(request: &Value) -> Result<Value, BadRequest> {
+    let (id, domain, input) = fields(request).ok_or_else(|| {
+        BadRequest(
+            "the request needs a string \"id\", a string \"domain\" and an \"input\"".to_owned(),
+        )
+    })?;
+    Ok(response(id, domain, input))
+}
+
+fn fields(request: &Value) -> Option<(&Value, &str, &Value)> {
+    match (
+        request.get("id"),
+        request.get("domain").and_then(Value::as_str),
+        request.get("input"),
+    ) {
+        (Some(id @ Value::String(_)), Some(domain), Some(input)) => Some((id, domain, input)),
+        _ => None,
+    }
+}
+
+fn response(id: &Value, domain: &str, input: &Value) -> Value {
+    let mut response = Map::from_iter([("id".to_owned(), id.clone())]);
+    response.extend(respond(domain, input));
+    Value::Object(response)
 }
 
 #[cfg(test)]
