@@ -129,17 +129,22 @@ class _Answers:
         self._oldest = 0.0  # when the first pending answer was added
         self._generation = 0  # counts groups written, so the thread never writes late
         self._closed = False
-        self._ready = threading.Condition()
+        self._ready = threading.Condition(threading.Lock())  # a plain lock: not reentered
         self._thread = threading.Thread(target=self._write_late_groups, daemon=True)
         self._thread.start()
 
     def add(self, line: bytes) -> None:
         with self._ready:
-            if not self._pending:
+            pending = self._pending
+            if not pending:
                 self._oldest = time.monotonic()
                 self._ready.notify()
-            self._pending.append(line)
-            if len(self._pending) >= MAX_GROUP or time.monotonic() - self._oldest >= FLUSH_AFTER_S:
+            pending.append(line)
+            # The age is checked every 8th answer (the thread writes any group that
+            # waits too long anyway; this saves it the wake-up on a busy child).
+            if len(pending) & 7 == 0 and (
+                len(pending) >= MAX_GROUP or time.monotonic() - self._oldest >= FLUSH_AFTER_S
+            ):
                 self._write_locked()
 
     def write_now(self, line: bytes = b"") -> None:

@@ -541,13 +541,18 @@ class WorkerAdapter:
         sent = _Sent()
         refused: dict[str, Response] = {}
         expecting = self.expecting
+        add_request, add_line, add_match = (
+            sent.requests.append,
+            sent.lines.append,
+            sent.expected.append,
+        )
         for request in requests:
             if expecting:
                 with_expect = expect_line(request)
                 if with_expect is not None:
-                    sent.requests.append(request)
-                    sent.lines.append(with_expect)
-                    sent.expected.append((ACK, request.expected_output))  # type: ignore[attr-defined]
+                    add_request(request)
+                    add_line(with_expect)
+                    add_match((ACK, request.expected_output))  # type: ignore[attr-defined]
                     continue
             try:
                 line = encode_request(request)
@@ -680,8 +685,9 @@ class WorkerAdapter:
         timeout = self.timeout
         ready = worker.ready
         answer = responses.append
-        for index, request in enumerate(requests):
-            case_id = request["id"]
+        matched = False  # an answer matched its expectation (a good answer) in this loop
+        matches = expected[start : start + len(requests)]
+        for index, (request, match) in enumerate(zip(requests, matches, strict=True)):
             line: bytes | _TimedOut | None
             if ready:  # lines already read: no wait (the usual case within a batch)
                 line = ready.popleft()
@@ -690,14 +696,17 @@ class WorkerAdapter:
                     line = worker.next_line(timeout)
                 except queue.Empty:
                     line = _TIMED_OUT
-            match = expected[start + index]
             if match is not None and line == match[0]:
-                # Byte for byte {"id": case_id, "output": <the expected output's text>},
+                # Byte for byte {"id": <its id>, "output": <the expected output's text>},
                 # or the expect extension's "=" (the worker compared the same texts).
-                self._consecutive_failures = 0
+                matched = True
                 # A dict subclass is no TypedDict to mypy; it is an OutputResponse.
-                answer(OutputAsExpected(id=case_id, output=match[1]))  # type: ignore[arg-type]
+                answer(OutputAsExpected(id=request["id"], output=match[1]))  # type: ignore[arg-type]
                 continue
+            if matched:  # good answers before this one reset the count of failures
+                self._consecutive_failures = 0
+                matched = False
+            case_id = request["id"]
             if batch_ids is None:
                 batch_ids = {r["id"]: i for i, r in enumerate(requests)}
             outcome = self._next_response(worker, line, case_id, index, batch_ids)
@@ -719,6 +728,8 @@ class WorkerAdapter:
                 return None
             self._consecutive_failures = 0
             responses.append(outcome)
+        if matched:
+            self._consecutive_failures = 0
         self._busy = False
         return None
 

@@ -280,9 +280,7 @@ def _run_own_inputs(
     return outcomes
 
 
-def _judged(
-    case: Case, name: str, rules: Sequence[dict[str, Any]], response: Response
-) -> Outcome:
+def _judged(case: Case, name: str, rules: Sequence[dict[str, Any]], response: Response) -> Outcome:
     judgement = Judgement(case, name, rules)
     judgement.add(None, response)
     return judgement.outcome()

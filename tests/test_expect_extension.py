@@ -19,9 +19,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import hanzo_conformance_rust
 import pytest
 
-import hanzo_conformance_rust
 from adapters import registry
 from adapters.messages import ACK, EXTENSIONS_LINE, encode_request, expect_line
 from adapters.protocol import KnownInputText, OutputAsExpected, Request
@@ -101,9 +101,7 @@ def test_only_true_equality_is_acknowledged(platform: Any, skewed: VectorFile) -
             assert response["output"] is case.expected
 
 
-def test_every_skew_is_judged_as_without_the_extension(
-    platform: Any, skewed: VectorFile
-) -> None:
+def test_every_skew_is_judged_as_without_the_extension(platform: Any, skewed: VectorFile) -> None:
     outcomes = {o.case: o for o in run_cases(platform, skewed, skewed.cases)}
     for case in skewed.cases:
         skew = next(s for s in SKEWS if case.id.startswith(f"{s}-"))

@@ -64,9 +64,7 @@ def supervised(name: str, spec: str, pids: Path) -> WorkerAdapter:
     expect extension: passing cases are acknowledged with ``=``), recording its session."""
     serve = shlex.join([sys.executable, "-m", "adapters.serve", spec])
     command = ["sh", "-c", f"echo $$ $$ >> {shlex.quote(str(pids))}; exec {serve}"]
-    return WorkerAdapter(
-        name, command, timeout=TIMEOUT, answers_in_groups=MAX_GROUP, expect=True
-    )
+    return WorkerAdapter(name, command, timeout=TIMEOUT, answers_in_groups=MAX_GROUP, expect=True)
 
 
 @pytest.fixture
