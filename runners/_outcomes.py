@@ -117,10 +117,10 @@ _new_outcome = object.__new__
 _set_fields = object.__setattr__
 
 
-def passed(case: Case, platform: str) -> Outcome:
-    """A pass whose output is the case's expected value itself (``actual is case.expected``):
-    the same ``Outcome`` as ``Outcome(..., "pass", case.expected, input=case.input)``,
-    made without the call through ``__init__`` (one per passing case and platform)."""
+def passed(case: Case, platform: str, actual: Any) -> Outcome:
+    """A pass with its ``actual`` (the output, or ``{"error": ...}``): the same ``Outcome``
+    as ``Outcome(..., "pass", actual, input=case.input)``, made without the call through
+    ``__init__`` (one per passing case and platform)."""
     outcome: Outcome = _new_outcome(Outcome)
     _set_fields(
         outcome,
@@ -131,7 +131,7 @@ def passed(case: Case, platform: str) -> Outcome:
             "case_hash": case.content_hash(),
             "platform": platform,
             "status": "pass",
-            "actual": case.expected,
+            "actual": actual,
             "diff": (),
             "schema_errors": (),
             "message": None,
@@ -209,7 +209,7 @@ def same_json(expected: Any, actual: Any) -> bool:
     return False
 
 
-def _expected_error(code: str | None, error: Any) -> bool:
+def expected_error(code: str | None, error: Any) -> bool:
     """The error is the expected code, and all of it is I-JSON (plain UTF-8 strings).
 
     The fast path for error cases: such an answer has no difference (an error is
@@ -359,7 +359,7 @@ class Judgement:
             return
         if "output" in response and not case.expects_error and self._exact_pass(response):
             return
-        if case.expects_error and _expected_error(case.error, response.get("error")):
+        if case.expects_error and expected_error(case.error, response.get("error")):
             return
         trouble = not_i_json(response)
         if trouble is not None:

@@ -22,7 +22,7 @@ from adapters.protocol import (
     known_input_text,
 )
 
-from ._outcomes import Judgement, Outcome, passed
+from ._outcomes import Judgement, Outcome, expected_error, passed
 from ._schemas import input_problem
 from ._variants import expand
 from ._vectors import Case, VectorFile
@@ -248,7 +248,8 @@ def _run_own_inputs(
     Without comparison rules each request says what output it expects, and an answer
     that is that output (``OutputAsExpected`` holding ``case.expected`` itself: its text
     was the expected text, compared by the adapter or by the harness's own child) is a
-    pass with nothing judged (``passed``); any other answer goes through a ``Judgement``.
+    pass with nothing judged (``passed``), and so is the expected error (judged by its
+    code, as ``Judgement`` judges it); any other answer goes through a ``Judgement``.
     """
     expect = not rules
     outcomes: list[Outcome] = []
@@ -274,7 +275,18 @@ def _run_own_inputs(
         append = outcomes.append
         for c, response in zip(part, responses, strict=True):
             if type(response) is OutputAsExpected and expect and response["output"] is c.expected:
-                append(passed(c, name))
+                append(passed(c, name, c.expected))
+            elif (
+                # The expected error, every field plain UTF-8: what Judgement.add passes
+                # without a difference (an error is judged by its code alone).
+                c.error is not None
+                and "error" in response
+                and "output" not in response
+                and "skip" not in response
+                and "crash" not in response
+                and expected_error(c.error, response["error"])
+            ):
+                append(passed(c, name, {"error": response["error"]}))
             else:
                 append(_judged(c, name, rules, response))
     return outcomes

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,8 @@ import pytest
 
 from adapters import registry
 from adapters.messages import ACK, EXTENSIONS_LINE, encode_request, expect_line
-from adapters.protocol import KnownInputText, OutputAsExpected, Request
+from adapters.protocol import KnownInputText, OutputAsExpected, Request, Response
+from adapters.python import PythonAdapter
 from adapters.serve import MAX_GROUP
 from adapters.worker import WorkerAdapter
 from runners._run import _own_request, run_cases, start_platform
@@ -209,3 +210,52 @@ def test_workers_the_harness_does_not_own_never_see_it(tmp_path: Path) -> None:
     sent = log.read_bytes()
     assert EXTENSIONS_LINE not in sent
     assert b'"expect"' not in sent
+
+
+class _ErrorAs(PythonAdapter):
+    """The reference, but every contract error comes back with this code and message."""
+
+    def __init__(self, code: str | None, message: str) -> None:
+        super().__init__()
+        self.code, self.message = code, message
+
+    def run(self, requests: Sequence[Request]) -> list[Response]:
+        return [
+            {
+                "id": r["id"],
+                "error": {"code": self.code or e["error"]["code"], "message": self.message},
+            }
+            if "error" in e
+            else e
+            for r, e in zip(requests, super().run(requests), strict=True)
+        ]
+
+
+@pytest.mark.parametrize(
+    ("code", "message", "status"),
+    [
+        (None, "the reference's code", "pass"),
+        ("something_else", "another code", "fail"),
+        (None, "a lone surrogate \ud800", "fail"),  # not I-JSON: never passed unchecked
+    ],
+)
+def test_an_expected_error_passes_only_with_its_code_in_plain_utf8(
+    code: str | None, message: str, status: str
+) -> None:
+    # Expected errors pass without a Judgement (runners._run._run_own_inputs): only the
+    # expected code with plain UTF-8 strings does.
+    vf = load_vector_file(ROOT / "vectors" / "oauth-pkce.json")
+    errors = [c for c in vf.cases if c.expects_error]
+    started = start_platform("errors", _ErrorAs(code, message))
+    outcomes = run_cases(started, vf, errors)
+    assert {o.status for o in outcomes} == {status}
+    if code is not None:
+        [difference] = outcomes[0].diff
+        assert (difference.expected, difference.actual) == (
+            {"error": errors[0].error},
+            {"error": "something_else"},
+        )
+    elif status == "fail":
+        assert "is not valid I-JSON" in (outcomes[0].message or "")
+    else:
+        assert outcomes[0].actual == {"error": {"code": errors[0].error, "message": message}}
