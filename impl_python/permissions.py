@@ -8,6 +8,7 @@ PERM-19), matched by hand: no regex translation and no ``fnmatch``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
@@ -50,11 +51,14 @@ class PermissionMode(Enum):
         """``value`` itself if a mode, else the mode spelled exactly ``value`` (PERM-2)."""
         if isinstance(value, PermissionMode):
             return value
-        if isinstance(value, str):
-            for mode in cls:
-                if mode.value == value:
-                    return mode
+        if isinstance(value, str) and (mode := _MODES.get(value)) is not None:
+            return mode
         raise InvalidModeError(f"invalid permission mode {value!r}")
+
+
+# Every mode by its spelling: looked up per rule (reading an Enum member's value is an
+# attribute lookup through a descriptor, several times slower than this).
+_MODES = {mode.value: mode for mode in PermissionMode}
 
 
 # --- globs (PERM-11..PERM-19) ---------------------------------------------------------
@@ -108,6 +112,29 @@ def _parse_set(pattern: str, start: int) -> tuple[_CharSet, int] | None:
     return _CharSet(negated, frozenset(chars), tuple(ranges)), end + 1
 
 
+@functools.lru_cache(maxsize=4096)
+def _compiled(pattern: str) -> tuple[_Token, ...]:
+    """The tokens of ``pattern`` (immutable, so one tuple serves every Glob of it)."""
+    tokens: list[_Token] = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "*":
+            if not tokens or tokens[-1] is not _Wild.STAR:  # "**" is "*"
+                tokens.append(_Wild.STAR)
+            i += 1
+        elif ch == "?":
+            tokens.append(_Wild.ANY)
+            i += 1
+        elif ch == "[" and (parsed := _parse_set(pattern, i)) is not None:
+            tokens.append(parsed[0])
+            i = parsed[1]
+        else:
+            tokens.append(ch)
+            i += 1
+    return tuple(tokens)
+
+
 class Glob:
     """A compiled pattern of the PERM-11..PERM-19 dialect, matched against whole names."""
 
@@ -115,24 +142,7 @@ class Glob:
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
-        tokens: list[_Token] = []
-        i = 0
-        while i < len(pattern):
-            ch = pattern[i]
-            if ch == "*":
-                if not tokens or tokens[-1] is not _Wild.STAR:  # "**" is "*"
-                    tokens.append(_Wild.STAR)
-                i += 1
-            elif ch == "?":
-                tokens.append(_Wild.ANY)
-                i += 1
-            elif ch == "[" and (parsed := _parse_set(pattern, i)) is not None:
-                tokens.append(parsed[0])
-                i = parsed[1]
-            else:
-                tokens.append(ch)
-                i += 1
-        self._tokens: tuple[_Token, ...] = tuple(tokens)
+        self._tokens: tuple[_Token, ...] = _compiled(pattern)
 
     def __repr__(self) -> str:
         return f"Glob({self.pattern!r})"

@@ -35,13 +35,15 @@ from adapters.worker import WorkerAdapter
 from strategies import Property
 
 from ._compare import diff, rules_for
-from ._run import StartedPlatform, _run_batch
+from ._run import StartedPlatform, run_batch_in_order
 from ._schemas import domain_schema
 
 REFERENCE = "python"
 
 VALIDATE_ALL, VALIDATE_EVERY = 50, 1_000
 MEMO_LIMIT = 100_000
+# Inputs kept by record: a few KB each; the records redrawn are mostly recent ones.
+DECODED_LIMIT = 20_000
 PIPELINE_CHUNK = 64
 # How often (seconds) a running thread lets another have the GIL during a search.
 # Python's default (5 ms) leaves a platform's I/O threads waiting behind the drawing
@@ -108,6 +110,20 @@ class _Found(Exception):
 _INPUT_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
+class EncodedInput(dict[str, Any]):
+    """A decoded input with its JSON text ``json`` (``_INPUT_ENCODER``'s), made once
+    per record however often Hypothesis draws it again (see ``_remembering``).
+
+    To anything else it is the plain input; no one changes an input once made.
+    """
+
+    __slots__ = ("json",)
+
+    def __init__(self, case_input: dict[str, Any], text: str) -> None:
+        super().__init__(case_input)
+        self.json = text
+
+
 def _exact(value: Any) -> bytes:
     """A key equal for two outputs exactly when they are the same JSON, keys in the same order.
 
@@ -135,19 +151,24 @@ class _Keys:
             self._exact = _exact(self.output)
         return self._exact
 
-    def equal(self, other: Any) -> bool:
-        """Whether ``other``, equal to the output under ``==``, is also the same JSON.
+    def same(self, other: Any) -> bool:
+        """Whether ``other`` is the same JSON as the output (keys in any order).
 
-        ``==`` says 1 == True == 1.0; the JSON numbers 1 and 1.0 are the same (see
-        runners._compare), a boolean is not a number. So ``other`` is the same JSON
-        if its exact key is the output's, or if neither holds a boolean: marshal writes
-        True and False as the bytes T and F, so keys without either byte hold none
-        (other bytes may be T or F too: those go the slow way).
+        Equal exact keys are the same values, types and key order: the usual case,
+        decided without comparing the values. Otherwise ``==`` decides up to its
+        conflations: it says 1 == True == 1.0; the JSON numbers 1 and 1.0 are the same
+        (see runners._compare), a boolean is not a number. marshal writes True and
+        False as the bytes T and F, so when neither key has either byte, neither side
+        holds a boolean (other bytes may be T or F too: those go the slow way).
         """
         mine = _exact(other)
         theirs = self.exact()
         return mine == theirs or (
-            b"T" not in mine and b"F" not in mine and b"T" not in theirs and b"F" not in theirs
+            b"T" not in mine
+            and b"F" not in mine
+            and b"T" not in theirs
+            and b"F" not in theirs
+            and self.output == other
         )
 
     def sorted(self) -> str:
@@ -317,8 +338,36 @@ def input_batches(
     """The domain's batches: from byte records when the module decodes them, else lists."""
     decode = getattr(module, "decode", None)
     if decode is not None:
-        return record_batches(module.RECORD, decode, size, prefetch)
+        return record_batches(module.RECORD, _remembering(decode), size, prefetch)
     return batches(module.inputs(), size)
+
+
+def _remembering(decode: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
+    """``decode``, giving a record it has decoded before the same input again, an
+    ``EncodedInput`` when the input is a JSON object.
+
+    Hypothesis's mutations and its ``target()`` hill climbing redraw mostly the same
+    records (a 60-example compaction search decodes about four records for every
+    distinct one): each is decoded and encoded once. Decoding is pure, and no one
+    changes an input once made.
+    """
+    memo: dict[bytes, Any] = {}
+
+    def decode_once(record: bytes) -> Any:
+        try:
+            return memo[record]
+        except KeyError:
+            if len(memo) >= DECODED_LIMIT:
+                memo.clear()
+            made = decode(record)
+            if type(made) is dict:
+                # Not JSON (TypeError, ValueError): left plain, encode_request says why.
+                with contextlib.suppress(TypeError, ValueError):
+                    made = EncodedInput(made, _INPUT_ENCODER.encode(made))
+            memo[record] = made
+            return made
+
+    return decode_once
 
 
 def _settings(max_examples: int) -> settings:
@@ -400,11 +449,14 @@ class Search:
         domain = self.domain
         requests: list[Request] = []
         for i, case_input in enumerate(inputs):
-            try:
-                text = encode(case_input)
-            except (TypeError, ValueError):  # not JSON: encode_request says why, per platform
-                requests.append({"id": str(i), "domain": domain, "input": case_input})
-                continue
+            if type(case_input) is EncodedInput:  # decoded with its text
+                text = case_input.json
+            else:
+                try:
+                    text = encode(case_input)
+                except (TypeError, ValueError):  # not JSON: encode_request says why
+                    requests.append({"id": str(i), "domain": domain, "input": case_input})
+                    continue
             requests.append(cast(Request, KnownInputText(str(i), domain, case_input, text)))
         return requests
 
@@ -434,8 +486,7 @@ class Search:
 
     def _run_requests(self, platform: StartedPlatform, requests: list[Request]) -> list[Answer]:
         assert platform.adapter is not None
-        by_id = _run_batch(platform.adapter, platform.name, requests)
-        return [cast(Answer, by_id[r["id"]]) for r in requests]
+        return cast(list[Answer], run_batch_in_order(platform.adapter, platform.name, requests))
 
     def _schema_problem(self, output: Any) -> str | None:
         if self.output_schema is None:
@@ -483,11 +534,8 @@ class Search:
         if "error" in actual:
             return f"error {actual['error'].get('code')!r} where the reference has an output"
         want, got = expected.get("output"), actual.get("output")
-        if want == got and keys.equal(got):
-            # Equal as Python values (in C, stopping at the first difference, keys in
-            # any order) and no boolean for a number: the same JSON. Schema validity is
-            # then the reference's.
-            return None
+        if keys.same(got):
+            return None  # the same JSON: schema validity is then the reference's
         if _sorted_json(got) == keys.sorted():
             return None  # the same JSON (keys in another order, booleans where they were)
         differences = diff(want, got, rules_for(self.rules, case_input))

@@ -544,3 +544,63 @@ def test_a_finding_whose_input_no_vector_may_hold_is_refused_as_a_strategy_bug()
     assert "/tool_input/a" in why and "I-JSON" in why and "strategies/hooks.py" in why
     assert not_a_vector_input(finding({"tool_input": {"a": 2**53 - 1, "s": "\U0001f600"}})) is None
     assert "lone surrogate" in (not_a_vector_input(finding({"s": "\ud800"})) or "")
+
+
+def test_a_record_decoded_before_gives_the_same_input_without_decoding_again() -> None:
+    # ... and with its JSON text made once, which the search then sends as is.
+    from runners._generate import _INPUT_ENCODER, EncodedInput, _remembering
+
+    decoded: list[bytes] = []
+
+    def decode(record: bytes) -> Any:
+        decoded.append(record)
+        if record == b"nan":
+            return {"x": float("nan")}  # not JSON: left plain, encode_request says why
+        return {"record": record.hex(), "n": 1.5} if record != b"list" else [1]
+
+    decode_once = _remembering(decode)
+    first = decode_once(b"\x01\x02")
+    assert decode_once(b"\x01\x02") is first
+    assert type(first) is EncodedInput and first == {"record": "0102", "n": 1.5}
+    assert first.json == _INPUT_ENCODER.encode(first)
+    assert decode_once(b"\x01\x03") == {"record": "0103", "n": 1.5}
+    assert decoded == [b"\x01\x02", b"\x01\x03"]
+    assert decode_once(b"list") == [1]
+    not_json = decode_once(b"nan")
+    assert type(not_json) is dict
+
+    requests = search_for("session-compaction", PythonAdapter())._requests([first, not_json])
+    assert requests[0].input_json is first.json  # type: ignore[attr-defined]
+    assert not hasattr(requests[1], "input_json")
+
+
+def test_rust_writes_compaction_outputs_as_the_reference_does() -> None:
+    # Same keys in the same order (serde_json alone would sort them), so the search's
+    # exact comparison decides without sorting: rust's answers are the reference's.
+    from adapters.messages import encode_request
+    from adapters.rust import RustAdapter
+    from runners._generate import _Keys
+
+    module = strategies.load("session-compaction")
+    assert module is not None
+    draws = random.Random(11)
+    inputs = [module.decode(draws.randbytes(module.RECORD)) for _ in range(300)]
+    requests: list[Request] = [
+        {"id": str(i), "domain": "session-compaction", "input": case_input}
+        for i, case_input in enumerate(inputs)
+    ]
+    rust = RustAdapter()
+    rust.start()
+    python = PythonAdapter()
+    python.start()
+    # The served child answers each line through run_line; the in-process adapter
+    # runs batches: both must keep the order.
+    served = [json.loads(rust.run_line(encode_request(r)) or b"null") for r in requests]
+    compared = 0
+    for want, got, line in zip(python.run(requests), rust.run(requests), served, strict=True):
+        if "output" in want:
+            exact = _Keys(want["output"]).exact()
+            assert exact == _Keys(got.get("output")).exact(), got
+            assert exact == _Keys(line.get("output")).exact(), line
+            compared += 1
+    assert compared > 100

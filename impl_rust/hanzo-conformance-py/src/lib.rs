@@ -58,29 +58,39 @@ fn answer_line(line: &[u8]) -> Option<String> {
         Some(Value::String(text)) => Some(text),
         Some(_) => return None, // not the harness's spelling: the slow path says so
     };
-    let response = batch::run_request(&request).ok()?;
-    if let (Some(expect), Some(output)) = (expect, response.get("output")) {
-        if as_expected(output, &expect) {
+    let mut answer = batch::run_request(&request).ok()?;
+    if let Some(expect) = expect {
+        let id = request.get("id")?.to_string();
+        if output_text(&answer, &id).is_some_and(|output| as_expected(output, &expect)) {
             return Some(ACK.to_owned());
         }
     }
-    let mut answer = response.to_string();
     answer.push('\n');
     Some(answer)
 }
 
-/// Whether `output` is the JSON value whose text is `expect`: the same text as serde
-/// writes it, or else the same value (serde writes object keys sorted, the harness in
-/// the vector's order). `Value` equality never takes a boolean for a number, nor an
+/// The output's text in a response `{"id":<id>,"output":<output>}` as
+/// [`batch::run_request`] writes one (an error or a crash starts otherwise).
+fn output_text<'a>(response: &'a str, id: &str) -> Option<&'a str> {
+    response
+        .strip_prefix("{\"id\":")?
+        .strip_prefix(id)?
+        .strip_prefix(",\"output\":")?
+        .strip_suffix('}')
+}
+
+/// Whether the output text `output` is the JSON value whose text is `expect`: the same
+/// text, or else the same value (serde writes object keys sorted, the harness in the
+/// vector's order). `Value` equality never takes a boolean for a number, nor an
 /// integer for a float (`1` and `1.0` differ here: the harness judges that answer);
-/// objects are equal whatever their key order; floats were parsed exactly
+/// objects are equal whatever their key order; floats are parsed exactly
 /// (`float_roundtrip`), as Python parses the expected text.
-fn as_expected(output: &Value, expect: &str) -> bool {
-    // Text first: serde's text of the output (not `*output == expect`, which would ask
-    // whether the output is a JSON string holding that text).
-    let text = output.to_string();
-    text.as_str() == expect
-        || serde_json::from_str::<Value>(expect).is_ok_and(|wanted| wanted == *output)
+fn as_expected(output: &str, expect: &str) -> bool {
+    output == expect
+        || matches!(
+            (serde_json::from_str::<Value>(output), serde_json::from_str::<Value>(expect)),
+            (Ok(got), Ok(wanted)) if got == wanted
+        )
 }
 
 /// The extension module.

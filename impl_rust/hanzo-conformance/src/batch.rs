@@ -113,28 +113,34 @@ pub fn catch_crash<T>(f: impl FnOnce() -> T) -> Result<T, Crash> {
     })
 }
 
-/// The response body for one input: `{"output": ..}`, `{"error": ..}` or `{"crash": ..}`.
+/// The response to one request, as JSON text: `{"id":..,"output":..}` (the output as
+/// the domain wrote it, see [`crate::run_case_text`]), `{"error":..,"id":..}` (a
+/// contract error) or `{"crash":..,"id":..}`.
 ///
 /// The harness never sends a domain missing from [`implementation`]; if it does,
 /// that is a `crash` (as on the other platforms), not a contract error.
-fn respond(domain: &str, input: &Value) -> Map<String, Value> {
-    if !crate::domains().any(|d| d == domain) {
+fn respond(id: &Value, domain: &str, input: &Value) -> String {
+    let (key, body) = if crate::domains().any(|d| d == domain) {
+        match catch_crash(|| crate::run_case_text(domain, input)) {
+            Ok(Ok(output)) => return format!("{{\"id\":{id},\"output\":{output}}}"),
+            Ok(Err(error)) => (
+                "error",
+                json!({"code": error.code, "message": error.message}),
+            ),
+            Err(crash) => (
+                "crash",
+                json!({"message": crash.message, "detail": crash.detail}),
+            ),
+        }
+    } else {
         let message = format!("rust does not implement {domain}");
-        let crash = json!({"message": message, "detail": "not in implementation().domains"});
-        return Map::from_iter([("crash".to_owned(), crash)]);
-    }
-    let (key, body) = match catch_crash(|| crate::run_case(domain, input)) {
-        Ok(Ok(output)) => ("output", output),
-        Ok(Err(error)) => (
-            "error",
-            json!({"code": error.code, "message": error.message}),
-        ),
-        Err(crash) => (
+        (
             "crash",
-            json!({"message": crash.message, "detail": crash.detail}),
-        ),
+            json!({"message": message, "detail": "not in implementation().domains"}),
+        )
     };
-    Map::from_iter([(key.to_owned(), body)])
+    let response = Map::from_iter([("id".to_owned(), id.clone()), (key.to_owned(), body)]);
+    Value::Object(response).to_string()
 }
 
 /// `{"name", "version", "language", "domains"}` for this platform, as JSON.
@@ -164,50 +170,43 @@ pub fn run_batch(requests_json: &str) -> Result<String, BadRequest> {
         .iter()
         .enumerate()
         .map(|(index, request)| {
-            fields(request).ok_or_else(|| {
-                BadRequest(format!(
+            let field = |name: &str| request.get(name);
+            match (
+                field("id"),
+                field("domain").and_then(Value::as_str),
+                field("input"),
+            ) {
+                (Some(id @ Value::String(_)), Some(domain), Some(input)) => Ok((id, domain, input)),
+                _ => Err(BadRequest(format!(
                     "request {index} needs a string \"id\", a string \"domain\" and an \"input\""
-                ))
-            })
+                ))),
+            }
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let responses: Vec<Value> = parsed
+    let responses: Vec<String> = parsed
         .into_iter()
-        .map(|(id, domain, input)| response(id, domain, input))
+        .map(|(id, domain, input)| respond(id, domain, input))
         .collect();
-    Ok(Value::Array(responses).to_string())
+    Ok(format!("[{}]", responses.join(",")))
 }
 
-/// The response `{id, output | error | crash}` to one request `{id, domain, input}`
-/// (other keys are ignored), as [`run_batch`] answers it.
+/// The response to one request `{id, domain, input}` (other keys are ignored) as JSON
+/// text, as [`run_batch`] answers it: `{"id":..,"output":..}` for an output.
 ///
 /// # Errors
 /// [`BadRequest`] when the request lacks a string `id`, a string `domain` or an
 /// `input`; nothing is run then.
-pub fn run_request(request: &Value) -> Result<Value, BadRequest> {
-    let (id, domain, input) = fields(request).ok_or_else(|| {
-        BadRequest(
-            "the request needs a string \"id\", a string \"domain\" and an \"input\"".to_owned(),
-        )
-    })?;
-    Ok(response(id, domain, input))
-}
-
-fn fields(request: &Value) -> Option<(&Value, &str, &Value)> {
+pub fn run_request(request: &Value) -> Result<String, BadRequest> {
     match (
         request.get("id"),
         request.get("domain").and_then(Value::as_str),
         request.get("input"),
     ) {
-        (Some(id @ Value::String(_)), Some(domain), Some(input)) => Some((id, domain, input)),
-        _ => None,
+        (Some(id @ Value::String(_)), Some(domain), Some(input)) => Ok(respond(id, domain, input)),
+        _ => Err(BadRequest(
+            "the request needs a string \"id\", a string \"domain\" and an \"input\"".to_owned(),
+        )),
     }
-}
-
-fn response(id: &Value, domain: &str, input: &Value) -> Value {
-    let mut response = Map::from_iter([("id".to_owned(), id.clone())]);
-    response.extend(respond(domain, input));
-    Value::Object(response)
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! The JSON layer between the shared vectors and the `hanzo-*` crates.
 //!
-//! Each domain module exposes `run(input) -> Result<output, CaseError>`; the
-//! harness (through the `PyO3` binding in `impl_rust/hanzo-conformance-py`, via
-//! [`batch`]) and `cargo test` (through `tests/vectors.rs`) both call [`run_case`].
+//! Each domain module exposes `run(input) -> Result<output, CaseError>`, the output
+//! a JSON value or JSON text ([`Layer`]); the harness (through the `PyO3` binding in
+//! `impl_rust/hanzo-conformance-py`, via [`batch`]) calls [`run_case_text`], and
+//! `cargo test` (through `tests/vectors.rs`) calls [`run_case`].
 
 use serde_json::Value;
 
@@ -52,25 +53,41 @@ pub(crate) fn schema_invalid(what: &str) -> ! {
     panic!("input does not match the domain's $defs.input: {what}")
 }
 
-type RunFn = fn(&Value) -> Result<Value, CaseError>;
+/// A domain's JSON layer, by what its output is.
+#[derive(Clone, Copy)]
+enum Layer {
+    /// A JSON value: written with its object keys sorted (`serde_json`'s map order).
+    Value(fn(&Value) -> Result<Value, CaseError>),
+    /// JSON text, object keys in the contract's order (the python reference's): a
+    /// differential search compares outputs of such domains as text first, and
+    /// sorted keys would never be the reference's text.
+    Text(fn(&Value) -> Result<String, CaseError>),
+}
 
 /// Every domain this platform implements, by its kebab-case name.
-const DOMAINS: &[(&str, RunFn)] = &[
-    ("oauth-pkce", oauth_pkce::run),
-    ("backoff-timing", backoff_timing::run),
-    ("session-compaction", session_compaction::run),
-    ("sse-frames", sse_frames::run),
-    ("mcp-normalization", mcp_normalization::run),
-    ("permission-policy", permission_policy::run),
-    ("config-merge", config_merge::run),
-    ("sandbox-paths", sandbox_paths::run),
-    ("hooks", hooks::run),
-    ("tool-call-pipeline", tool_call_pipeline::run),
+const DOMAINS: &[(&str, Layer)] = &[
+    ("oauth-pkce", Layer::Value(oauth_pkce::run)),
+    ("backoff-timing", Layer::Value(backoff_timing::run)),
+    ("session-compaction", Layer::Text(session_compaction::run)),
+    ("sse-frames", Layer::Value(sse_frames::run)),
+    ("mcp-normalization", Layer::Value(mcp_normalization::run)),
+    ("permission-policy", Layer::Value(permission_policy::run)),
+    ("config-merge", Layer::Value(config_merge::run)),
+    ("sandbox-paths", Layer::Value(sandbox_paths::run)),
+    ("hooks", Layer::Value(hooks::run)),
+    ("tool-call-pipeline", Layer::Value(tool_call_pipeline::run)),
 ];
 
 /// The domains this platform implements.
 pub fn domains() -> impl Iterator<Item = &'static str> {
     DOMAINS.iter().map(|(name, _)| *name)
+}
+
+fn layer(domain: &str) -> Layer {
+    let Some((_, layer)) = DOMAINS.iter().find(|(name, _)| *name == domain) else {
+        panic!("rust does not implement {domain}");
+    };
+    *layer
 }
 
 /// Run one case's input through the named domain.
@@ -84,10 +101,30 @@ pub fn domains() -> impl Iterator<Item = &'static str> {
 pub fn run_case(domain: &str, input: &Value) -> Result<Value, CaseError> {
     #[cfg(feature = "test-doubles")]
     test_doubles::misbehave(input);
-    let Some((_, run)) = DOMAINS.iter().find(|(name, _)| *name == domain) else {
-        panic!("rust does not implement {domain}");
-    };
-    run(input)
+    match layer(domain) {
+        Layer::Value(run) => run(input),
+        Layer::Text(run) => run(input).map(|text| {
+            serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("{domain} wrote an output that is not JSON: {e}"))
+        }),
+    }
+}
+
+/// Run one case's input through the named domain; the output as compact JSON text
+/// (object keys sorted, or in the contract's order where the domain writes text).
+///
+/// # Errors
+/// The domain's contract error.
+///
+/// # Panics
+/// For a domain not in [`domains`], as [`run_case`].
+pub fn run_case_text(domain: &str, input: &Value) -> Result<String, CaseError> {
+    #[cfg(feature = "test-doubles")]
+    test_doubles::misbehave(input);
+    match layer(domain) {
+        Layer::Value(run) => run(input).map(|output| output.to_string()),
+        Layer::Text(run) => run(input),
+    }
 }
 
 /// Deliberately broken behaviour for the harness's isolation tests, compiled only

@@ -1,13 +1,15 @@
 //! `session-compaction`: build a [`SessionCompactor`] from the case input in the
 //! validation order of COMP-3, compact the messages, and write the
-//! [`CompactionResult`] back as JSON with exactly the keys each message had.
+//! [`CompactionResult`] back as JSON text with exactly the keys each message had, in
+//! the contract's (and the python reference's) order.
 
 use crate::{schema_invalid, CaseError};
 use hanzo_compaction::{
     placeholder_summarizer, CompactionError, CompactionResult, Message, Role, SessionCompactor,
     Summarizer, ToolCall,
 };
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 fn contract(e: &CompactionError) -> CaseError {
     CaseError::new(e.code(), e.to_string())
@@ -119,40 +121,74 @@ fn messages_in(raw: &Value) -> Result<Vec<Message>, CaseError> {
         .collect()
 }
 
-fn message_out(message: &Message) -> Value {
-    let mut out = Map::new();
-    out.insert("role".into(), json!(message.role.as_str()));
-    out.insert("content".into(), json!(message.content));
-    out.insert("token_count".into(), json!(message.token_count));
-    if let Some(calls) = &message.tool_calls {
-        let calls: Vec<Value> = calls
-            .iter()
-            .map(|c| json!({"id": c.id, "name": c.name}))
-            .collect();
-        out.insert("tool_calls".into(), Value::Array(calls));
-    }
-    if let Some(id) = &message.tool_call_id {
-        out.insert("tool_call_id".into(), json!(id));
-    }
-    if let Some(summary) = message.summary {
-        out.insert("summary".into(), json!(summary));
-    }
-    Value::Object(out)
+/// A message as the reference writes it: keys in the contract's order, optional
+/// fields absent when `None` (COMP-2).
+#[derive(Serialize)]
+struct MessageOut<'a> {
+    role: &'static str,
+    content: &'a str,
+    token_count: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_calls: Option<Vec<ToolCallOut<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<bool>,
 }
 
-fn result_out(result: &CompactionResult) -> Value {
-    json!({
-        "messages": result.messages.iter().map(message_out).collect::<Vec<_>>(),
-        "compacted_count": result.compacted_count,
-        "tokens_saved": result.tokens_saved,
-        "total_tokens": result.total_tokens,
-        "over_budget": result.over_budget,
-    })
+#[derive(Serialize)]
+struct ToolCallOut<'a> {
+    id: &'a str,
+    name: &'a str,
+}
+
+/// A [`CompactionResult`] as the reference writes it (COMP-1).
+#[derive(Serialize)]
+struct ResultOut<'a> {
+    messages: Vec<MessageOut<'a>>,
+    compacted_count: usize,
+    tokens_saved: i64,
+    total_tokens: u64,
+    over_budget: bool,
+}
+
+fn message_out(message: &Message) -> MessageOut<'_> {
+    MessageOut {
+        role: message.role.as_str(),
+        content: &message.content,
+        token_count: message.token_count,
+        tool_calls: message.tool_calls.as_ref().map(|calls| {
+            calls
+                .iter()
+                .map(|c| ToolCallOut {
+                    id: &c.id,
+                    name: &c.name,
+                })
+                .collect()
+        }),
+        tool_call_id: message.tool_call_id.as_deref(),
+        summary: message.summary,
+    }
+}
+
+/// The result as JSON text with its keys in the reference's order (a `Value` would
+/// write them sorted), so that the harness can take an answer whose text is the
+/// reference's for the same JSON without decoding it.
+fn result_out(result: &CompactionResult) -> String {
+    let out = ResultOut {
+        messages: result.messages.iter().map(message_out).collect(),
+        compacted_count: result.compacted_count,
+        tokens_saved: result.tokens_saved,
+        total_tokens: result.total_tokens,
+        over_budget: result.over_budget,
+    };
+    serde_json::to_string(&out)
+        .unwrap_or_else(|e| unreachable!("plain fields always serialize: {e}"))
 }
 
 /// Run one case: `{messages, max_tokens, reserve_recent?, summary_tokens,
 /// compacted_tokens, force?, summarizer_fails?}`.
-pub fn run(input: &Value) -> Result<Value, CaseError> {
+pub fn run(input: &Value) -> Result<String, CaseError> {
     let max_tokens = match input.get("max_tokens") {
         Some(Value::Null) => None,
         Some(_) => Some(int(input, "max_tokens")),
@@ -184,4 +220,52 @@ pub fn run(input: &Value) -> Result<Value, CaseError> {
         compactor.compact(&messages)
     };
     result.map(|r| result_out(&r)).map_err(|e| contract(&e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run;
+    use serde_json::json;
+
+    #[test]
+    fn output_keys_are_in_the_contracts_order() {
+        let input = json!({
+            "messages": [
+                {"role": "system", "content": "sys", "token_count": 1},
+                {"role": "user", "content": "q", "token_count": 5},
+                {"role": "assistant", "content": "a", "token_count": 5,
+                 "tool_calls": [{"id": "c0", "name": "fs.read"}]},
+                {"role": "tool", "content": "r", "token_count": 50, "tool_call_id": "c0"},
+                {"role": "user", "content": "q", "token_count": 5},
+            ],
+            "max_tokens": 20,
+            "reserve_recent": 1,
+            "summary_tokens": 4,
+            "compacted_tokens": 0,
+            "force": true,
+        });
+        assert_eq!(
+            run(&input).expect("a well-formed history"),
+            concat!(
+                r#"{"messages":[{"role":"system","content":"sys","token_count":1},"#,
+                r#"{"role":"user","content":"Summary of 3 earlier messages.","token_count":4,"summary":true},"#,
+                r#"{"role":"user","content":"q","token_count":5}],"#,
+                r#""compacted_count":3,"tokens_saved":56,"total_tokens":10,"over_budget":false}"#
+            )
+        );
+
+        // Unchanged (no budget): tool calls and results written back, keys in order.
+        let mut unchanged = input;
+        unchanged["max_tokens"] = json!(null);
+        unchanged["force"] = json!(false);
+        let text = run(&unchanged).expect("a well-formed history");
+        assert!(
+            text.contains(concat!(
+                r#"{"role":"assistant","content":"a","token_count":5,"#,
+                r#""tool_calls":[{"id":"c0","name":"fs.read"}]},"#,
+                r#"{"role":"tool","content":"r","token_count":50,"tool_call_id":"c0"}"#
+            )),
+            "{text}"
+        );
+    }
 }
