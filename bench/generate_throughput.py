@@ -1,9 +1,11 @@
 """Differential cases per second of ``hanzo-conformance generate``, per domain.
 
-One case = one generated input, run on python (the reference), rust and js, and
-compared. The search is the real one (``runners._generate.Search``: Hypothesis
-drawing batches, one ``Adapter.run`` per platform per batch, comparison, clause
-attribution and ``target()``), with no platform disagreeing, so no shrinking.
+One case = one distinct generated input, run on python (the reference), rust and
+js, and compared. Inputs Hypothesis draws again within a search are not run again
+and not counted ("drawn" counts them: most draws are repeats). The search is the
+real one (``runners._generate.Search``: Hypothesis drawing batches, one
+``Adapter.run`` per platform per batch, comparison, clause attribution and
+``target()``), with no platform disagreeing, so no shrinking.
 
     .venv/bin/python bench/generate_throughput.py [--domain D ...] [--examples N] [--batch B]
         [--in-process] [--repeat R]
@@ -96,7 +98,7 @@ def strategies_module(domain: str) -> object:
 def run(args: argparse.Namespace) -> None:
     platforms = start_all(factories(["python", "rust", "js"], in_process=args.in_process))
     domains = args.domain or DOMAINS
-    rows: dict[str, list[tuple[float, int, int, float, float, float, bool]]] = {}
+    rows: dict[str, list[tuple[float, int, int, float, float, float, bool, int]]] = {}
     try:
         reference, *others = platforms
         served = "in-process" if args.in_process else "served from children"
@@ -125,23 +127,24 @@ def run(args: argparse.Namespace) -> None:
                         children,
                         os.getloadavg()[0],
                         finding is not None,
+                        stats.drawn,
                     )
                 )
         print(f"load average after: {os.getloadavg()[0]:.1f}")
     finally:
         stop_all(platforms)
     print(
-        "| domain | examples | cases | best cases/s | median cases/s | load | harness CPU us/case "
-        "| children CPU us/case | cases per CPU-s | draw us |"
+        "| domain | examples | drawn | cases | best cases/s | median cases/s | load "
+        "| harness CPU us/case | children CPU us/case | cases per CPU-s | draw us |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for domain, runs in rows.items():
         rates = [cases / seconds for seconds, _, cases, *_ in runs]
         best = max(range(len(runs)), key=lambda i: rates[i])
-        _, examples, cases, cpu, children, load, found = runs[best]
+        _, examples, cases, cpu, children, load, found, drawn = runs[best]
         note = " (a disagreement: shrinking included)" if found else ""
         print(
-            f"| {domain} | {examples} | {cases} | {rates[best]:,.0f}{note} | "
+            f"| {domain} | {examples} | {drawn} | {cases} | {rates[best]:,.0f}{note} | "
             f"{statistics.median(rates):,.0f} | {load:.1f} | {cpu / cases * 1e6:.0f} | "
             f"{children / cases * 1e6:.0f} | {cases / (cpu + children):,.0f} | "
             f"{draw_cost(domain, args.examples, args.seed, args.batch):.0f} |"

@@ -90,7 +90,8 @@ class Finding:
 class Stats:
     """What a search did: cases compared, examples drawn, clauses the passing inputs touched."""
 
-    cases: int = 0  # differential cases (property requests are not counted)
+    cases: int = 0  # differential cases, each a distinct input (property requests are not counted)
+    drawn: int = 0  # inputs drawn while generating, repeats included (see first_time)
     examples: int = 0
     seconds: float = 0.0  # in the differential search
     property_seconds: float = 0.0
@@ -249,6 +250,9 @@ class Prefetch(Protocol):
     def send(self, ticket: int, inputs: list[Any]) -> list[Request]:
         """Start running ``inputs`` on the out-of-process platforms; their requests."""
 
+    def first_time(self, case_input: Any) -> bool:
+        """False for an input this search has already sent (it need not run again)."""
+
 
 @st.composite
 def _batches(draw: st.DrawFn, elements: st.SearchStrategy[Any], size: int) -> list[Any]:
@@ -311,9 +315,17 @@ def _record_batches(
     while drawn < stop:
         n = min(group, stop - drawn)
         blob = draw(st.binary(min_size=n * record, max_size=n * record))
-        inputs += [
+        made = [
             decode(blob[i * record : (i + 1) * record]) for i in range(max(0, start - drawn), n)
         ]
+        # While generating, an input the search ran before is not run again: Hypothesis's
+        # mutations and target() redraw mostly the same records (7 in 8 inputs of a
+        # 60-example search were repeats), and a repeat can tell nothing new.
+        if ticket is None:
+            inputs += made
+        else:
+            assert prefetch is not None
+            inputs += [x for x in made if prefetch.first_time(x)]
         drawn += n
         while ticket is not None and (
             len(inputs) - sent >= PIPELINE_CHUNK or (drawn >= stop and sent < len(inputs))
@@ -433,6 +445,7 @@ class Search:
         self._seen_outputs = 0
         self._tickets = itertools.count(1)
         self._prefetching = False  # on while search() generates (not while it shrinks)
+        self._sent: set[str] = set()  # inputs sent while generating (first_time)
         # Out-of-process platforms run on lanes (their own threads); in-process ones run
         # on this thread: on another they would only contend for the GIL.
         self._lanes = {
@@ -477,6 +490,16 @@ class Search:
 
     def open_batch(self) -> int | None:
         return next(self._tickets) if self._prefetching else None
+
+    def first_time(self, case_input: Any) -> bool:
+        self.stats.drawn += 1
+        key = case_input.json if type(case_input) is EncodedInput else repr(case_input)
+        if key in self._sent:
+            return False
+        if len(self._sent) >= MEMO_LIMIT:
+            self._sent.clear()
+        self._sent.add(key)
+        return True
 
     def send(self, ticket: int, inputs: list[Any]) -> list[Request]:
         requests = self._requests(inputs)

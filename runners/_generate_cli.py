@@ -177,7 +177,8 @@ def _generate(args: argparse.Namespace) -> int:
             stats = search.stats
             print(
                 f"  {stats.cases} generated cases in {stats.seconds:.2f} s "
-                f"({stats.cases_per_second:,.0f}/s), {stats.examples} examples"
+                f"({stats.cases_per_second:,.0f}/s; {stats.drawn} inputs drawn, repeats "
+                f"not run again), {stats.examples} examples"
                 + (f"; properties {stats.property_seconds:.2f} s" if stats.property_seconds else "")
             )
             for finding in findings:

@@ -10,6 +10,7 @@ import os
 import random
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -604,3 +605,27 @@ def test_rust_writes_compaction_outputs_as_the_reference_does() -> None:
             assert exact == _Keys(line.get("output")).exact(), line
             compared += 1
     assert compared > 100
+
+
+class CountingPython(PythonAdapter):
+    """The reference, counting each input text it is sent."""
+
+    name = "counting"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: Counter[str] = Counter()
+
+    def run(self, requests: list[Any]) -> list[Any]:
+        self.sent.update(json.dumps(r["input"], sort_keys=True) for r in requests)
+        return super().run(requests)
+
+
+def test_while_generating_an_input_drawn_again_is_neither_run_nor_counted_again() -> None:
+    counting = CountingPython()
+    search = search_for("backoff-timing", counting)
+    assert search.search(MAX_EXAMPLES, SEED, BATCH) is None
+    stats = search.stats
+    assert stats.drawn > stats.cases, "Hypothesis redraws inputs: the test should see repeats"
+    assert max(counting.sent.values()) == 1, counting.sent.most_common(3)
+    assert stats.cases == len(counting.sent)
