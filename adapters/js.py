@@ -74,4 +74,5 @@ def _command() -> list[str]:
 
 def create(*, timeout: float = 10.0) -> WorkerAdapter:
     """The ``js`` platform adapter; Node is located, and the worker spawned, in start()."""
-    return WorkerAdapter("js", _command, timeout=timeout)
+    # The worker is the harness's own: it speaks the expect extension (docs/protocol.md).
+    return WorkerAdapter("js", _command, timeout=timeout, expect=True)

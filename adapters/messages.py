@@ -29,6 +29,7 @@ __all__ = [
     "BadRequest",
     "KnownInputText",
     "encode_request",
+    "expect_line",
     "expected_answer",
     "plainly_valid_response",
     "problem",
@@ -127,6 +128,13 @@ def _line(message: str, value: dict[str, Any]) -> bytes:
 
 START_LINE = _line("start", {"cmd": "start", "version": PROTOCOL_VERSION})
 STOP_LINE = _line("stop", {"cmd": "stop"})
+EXPECT = "expect"
+"""The protocol extension the harness offers its own children (docs/protocol.md)."""
+EXTENSIONS_LINE = json.dumps({"cmd": "extensions", "use": [EXPECT]}).encode("ascii") + b"\n"
+"""Offers the expect extension, right after the handshake (only to the harness's children)."""
+ACK = b"="
+"""The answer line (without its newline) of the expect extension: "the output's text is
+the request's expect"."""
 
 
 # One encoder for every request (json.dumps with options builds one per call).
@@ -210,4 +218,37 @@ def expected_answer(request: Request) -> bytes | None:
         except UnicodeEncodeError:  # no UTF-8 form: no worker writes it so
             line = b""
         request.answer_line = line  # type: ignore[attr-defined]
+    return line or None
+
+
+def expect_line(request: Request) -> bytes | None:
+    """The ``run`` line with the expect extension's ``"expect": <the expected output's
+    JSON text, as a JSON string>`` after the input, if the request says what it expects
+    (``adapters.protocol.KnownInputText``) and its line takes the harness's plain
+    spelling (``encode_request``); None otherwise (then the plain line goes, and the
+    answer is judged as usual). Kept on the request (``expect_line``).
+    """
+    output_json = getattr(request, "expected_output_json", None)
+    if output_json is None:
+        return None
+    line: bytes | None = request.expect_line  # type: ignore[attr-defined]
+    if line is None:
+        line = b""
+        request_id, domain = request["id"], request["domain"]
+        if (
+            request.input_json is not None  # type: ignore[attr-defined]
+            and type(request_id) is str
+            and request_id != ""
+            and type(domain) is str
+            and _kebab(domain)
+        ):
+            # encode_request's spliced spelling, with one more key (checked by
+            # tests/test_request_text.py); no UTF-8 form (a lone surrogate): no expect.
+            text = (
+                f'{{"cmd":"run","id":{_encode_string(request_id)},"domain":"{domain}",'
+                f'"input":{request.input_json},"expect":{_encode_string(output_json)}}}\n'  # type: ignore[attr-defined]
+            )
+            with contextlib.suppress(UnicodeEncodeError):
+                line = text.encode("utf-8")
+        request.expect_line = line  # type: ignore[attr-defined]
     return line or None

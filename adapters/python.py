@@ -18,12 +18,13 @@ from impl_python import conformance
 from impl_python.errors import HanzoError
 
 from .protocol import Adapter, Implementation, Request, Response, crash
-from .serve import encode
+from .serve import answer_line
 
 # How the harness spells a run line (adapters.messages.encode_request), piece by piece.
 _RUN_ID = '{"cmd":"run","id":"'
 _DOMAIN = ',"domain":"'
 _INPUT = ',"input":'
+_EXPECT = ',"expect":"'  # the expect extension's key, after the input (adapters/serve.py)
 # A JSON string's value and end, from just after its opening quote (the decoder's own
 # scanner; typeshed does not declare it).
 _scan_string: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
@@ -85,6 +86,9 @@ class PythonAdapter:
         scanner and only the input is decoded, with no message object in between.
         None for any other line: the ordinary path (decode, ``run``) takes it, as it
         takes every line for a subclass that overrides ``run`` (a test double, say).
+
+        A line that ends with ``"expect":"<text>"`` (the expect extension) is answered
+        ``ACK`` when the output, encoded as this child writes outputs, is that text.
         """
         if type(self).run is not PythonAdapter.run:
             return None
@@ -99,11 +103,15 @@ class PythonAdapter:
             if not text.startswith(_INPUT, end):
                 return None
             case_input, end = _DECODER.raw_decode(text, end + len(_INPUT))
+            expect = None
+            if text.startswith(_EXPECT, end):
+                expect, end = _scan_string(text, end + len(_EXPECT))
         except ValueError:  # not UTF-8, or not JSON where JSON belongs
             return None
         if text[end:] != "}":  # more keys, or anything else: not the harness's spelling
             return None
-        return encode(self._run_one({"id": request_id, "domain": domain, "input": case_input}))
+        response = self._run_one({"id": request_id, "domain": domain, "input": case_input})
+        return answer_line(response, expect)
 
     def stop(self) -> None:
         self._domains = {}

@@ -24,6 +24,13 @@ handed each ``run`` line as the harness wrote it and returns the response line
 as it is to be written, so the child makes no Python object per case; ``None``
 sends that line down the ordinary path (decode, ``run``, encode), which reports
 whatever made the fast path decline it.
+
+The child speaks the ``expect`` extension (docs/protocol.md, "The expect extension"):
+once the harness has offered it after the handshake, a ``run`` line may carry
+``"expect": "<the expected output's compact JSON text>"``, and an answer whose output
+text is exactly that string is written as the one-byte line ``ACK`` instead of the
+whole answer. ``run_line`` adapters compare on their side (``PythonAdapter.run_line``
+in Python, the Rust extension's ``run_line`` in Rust); the ordinary path compares here.
 """
 
 from __future__ import annotations
@@ -42,6 +49,10 @@ from typing import IO, Any
 from .protocol import PROTOCOL_VERSION, Adapter, PlatformUnavailable, Response, crash
 
 IN_PROCESS_FACTORIES = {"python": "adapters.python:create", "rust": "adapters.rust:create"}
+EXPECT = "expect"
+"""The one protocol extension this child speaks (docs/protocol.md)."""
+ACK = b"=\n"
+"""The answer line meaning "the output's compact JSON text is the request's expect"."""
 MAX_GROUP = 256
 """At most this many answers are held unwritten (the harness's isolation window)."""
 FLUSH_AFTER_S = 0.002
@@ -61,6 +72,33 @@ def load_adapter(spec: str) -> Adapter:
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 _DECODER = json.JSONDecoder()
+
+
+def _not_json(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+# _ENCODER's settings as one C encoder made once (JSONEncoder.encode makes a new one per
+# call, most of an output's encoding time); no circular-reference check, so a circular
+# output is a RecursionError here, and encode() then reports it.
+_C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
+_one_shot = (
+    _C_ENCODER(None, _not_json, json.encoder.encode_basestring, None, ":", ",", False, False, False)
+    if _C_ENCODER is not None
+    else None
+)
+
+
+def output_text(output: Any) -> str:
+    """``_ENCODER.encode(output)`` (compact, UTF-8 text, no NaN): how this child writes an
+    output, and how the harness writes an expected one (``Case.expected_json``).
+    Raises ValueError (NaN, a circular value) or TypeError (not JSON)."""
+    if _one_shot is None:
+        return _ENCODER.encode(output)
+    try:
+        return "".join(_one_shot(output, 0))
+    except RecursionError:
+        raise ValueError("circular or too deeply nested") from None
 
 
 def encode(response: Response) -> bytes:
@@ -91,17 +129,22 @@ class _Answers:
         self._oldest = 0.0  # when the first pending answer was added
         self._generation = 0  # counts groups written, so the thread never writes late
         self._closed = False
-        self._ready = threading.Condition()
+        self._ready = threading.Condition(threading.Lock())  # a plain lock: not reentered
         self._thread = threading.Thread(target=self._write_late_groups, daemon=True)
         self._thread.start()
 
     def add(self, line: bytes) -> None:
         with self._ready:
-            if not self._pending:
+            pending = self._pending
+            if not pending:
                 self._oldest = time.monotonic()
                 self._ready.notify()
-            self._pending.append(line)
-            if len(self._pending) >= MAX_GROUP or time.monotonic() - self._oldest >= FLUSH_AFTER_S:
+            pending.append(line)
+            # The age is checked every 8th answer (the thread writes any group that
+            # waits too long anyway; this saves it the wake-up on a busy child).
+            if len(pending) & 7 == 0 and (
+                len(pending) >= MAX_GROUP or time.monotonic() - self._oldest >= FLUSH_AFTER_S
+            ):
                 self._write_locked()
 
     def write_now(self, line: bytes = b"") -> None:
@@ -159,6 +202,18 @@ def _handshake_answer(answers: _Answers, message: dict[str, Any]) -> None:
     answers.write_now(json.dumps(message).encode("utf-8") + b"\n")
 
 
+def answer_line(response: Response, expect: Any) -> bytes:
+    """The line for a response to a request that carried ``expect`` (or None): ``ACK``
+    when the output's text, as this child writes it, is that string; else the answer."""
+    if type(expect) is str and "output" in response:
+        try:
+            if output_text(response["output"]) == expect:  # type: ignore[typeddict-item]
+                return ACK
+        except (TypeError, ValueError):  # not JSON: encode() reports it
+            pass
+    return encode(response)
+
+
 def serve(adapter: Adapter, stdin: IO[bytes], stdout: IO[bytes]) -> int:
     """Answer the protocol on the given streams until ``stop`` or end of file."""
     implementation = adapter.start()
@@ -179,6 +234,7 @@ def _serve(
     adapter: Adapter, implementation: Any, lines: Iterator[bytes], answers: _Answers
 ) -> None:
     started = False
+    expecting = False  # the harness took the expect extension (it sends no expect before)
     run_line: Callable[[bytes], bytes | None] | None = getattr(adapter, "run_line", None)
     for line in lines:
         if started and run_line is not None and line.startswith(RUN_PREFIX):
@@ -214,13 +270,19 @@ def _serve(
             }
             _handshake_answer(answers, {"ok": True, "implementation": info})
             continue
+        if command == "extensions":
+            offered = request.get("use")
+            taken = [EXPECT] if isinstance(offered, list) and EXPECT in offered else []
+            expecting = bool(taken)
+            answers.write_now(json.dumps({"extensions": taken}).encode("utf-8") + b"\n")
+            continue
         if command != "run":
             answers.add(encode(crash(str(request.get("id", "")), f"unknown command {command!r}")))
             continue
         [response] = adapter.run(
             [{"id": request["id"], "domain": request["domain"], "input": request["input"]}]
         )
-        answers.add(encode(response))
+        answers.add(answer_line(response, request.get("expect") if expecting else None))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -36,6 +36,7 @@ def served(name: str, spec: str, *, timeout: float = 10.0) -> WorkerAdapter:
         [sys.executable, "-m", "adapters.serve", spec],
         timeout=timeout,
         answers_in_groups=MAX_GROUP,
+        expect=True,
     )
 
 

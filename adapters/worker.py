@@ -34,7 +34,18 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
-from .messages import START_LINE, STOP_LINE, BadRequest, encode_request, expected_answer, problem
+from .messages import (
+    ACK,
+    EXPECT,
+    EXTENSIONS_LINE,
+    START_LINE,
+    STOP_LINE,
+    BadRequest,
+    encode_request,
+    expect_line,
+    expected_answer,
+    problem,
+)
 from .protocol import (
     PROTOCOL_VERSION,
     Implementation,
@@ -345,6 +356,15 @@ class WorkerAdapter:
     unanswered, the case it was running is not known: the unanswered requests (at
     most N + 1 of them) are run one at a time until one makes the worker exit
     again; that one is blamed, with its stderr, and the rest go back to batches.
+
+    ``expect`` offers the worker the expect extension after the handshake (only for
+    the harness's own children: ``adapters/serve.py``, ``impl_js/conformance/worker.mjs``;
+    docs/protocol.md). When it takes it (``expecting``), a request that says what
+    output it expects (``adapters.protocol.KnownInputText``) goes out with that text,
+    and the one-byte answer ``=`` in its turn means "my output's text is exactly that":
+    it becomes an :class:`OutputAsExpected` holding the expected object. Any other
+    answer is read as usual; answers stay one line per request, in order, so timeouts,
+    crashes and their attribution work as without it.
     """
 
     def __init__(
@@ -356,6 +376,7 @@ class WorkerAdapter:
         start_timeout: float | None = None,
         broken_after: int = BROKEN_AFTER,
         answers_in_groups: int = 0,
+        expect: bool = False,
     ) -> None:
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout!r}")
@@ -365,6 +386,8 @@ class WorkerAdapter:
         self.start_timeout = float(start_timeout) if start_timeout else max(self.timeout, 10.0)
         self.broken_after = broken_after
         self.answers_in_groups = answers_in_groups
+        self.expect = expect
+        self.expecting: bool | None = None  # did the worker take it (None: not started yet)
         self.implementation: Implementation | None = None
         self.restarts = 0  # total restarts since start(), for reports and tests
         self.broken: str | None = None
@@ -411,6 +434,8 @@ class WorkerAdapter:
             ) from exc
         try:
             implementation = self._handshake(worker, " ".join(argv))
+            if self.expect:
+                self._offer_expect(worker, " ".join(argv))
         except WorkerStartError:
             worker.kill()
             raise
@@ -464,6 +489,40 @@ class WorkerAdapter:
             )
         return Implementation.from_json(answer["implementation"])
 
+    def _offer_expect(self, worker: _Worker, command: str) -> None:
+        """Offer the expect extension; the first worker's answer holds for the adapter
+        (the run lines of a batch are made once), so a restarted worker must agree."""
+        worker.send_now(EXTENSIONS_LINE)
+        try:
+            line = worker.next_line(self.start_timeout)
+        except queue.Empty:
+            raise self._start_error(
+                f"worker {command!r} did not answer the extensions offer within "
+                f"{self.start_timeout} s",
+                worker,
+            ) from None
+        if line is _EOF:
+            raise self._start_error(
+                f"worker {command!r} exited with code {worker.exit_code()} after the handshake",
+                worker,
+                settle=True,
+            )
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            answer = None
+        # A worker that does not know the offer answers it as an unknown command.
+        taken = answer.get("extensions") if type(answer) is dict and len(answer) == 1 else None
+        expecting = type(taken) is list and EXPECT in taken
+        if self.expecting is None:
+            self.expecting = expecting
+        elif self.expecting != expecting:
+            raise self._start_error(
+                f"worker {command!r} {'took' if expecting else 'refused'} the expect "
+                "extension after a restart, unlike before",
+                worker,
+            )
+
     @staticmethod
     def _answers_at_eof(worker: _Worker) -> bool:
         """After a timeout: does closing stdin shake out a line the worker kept buffered?"""
@@ -481,7 +540,20 @@ class WorkerAdapter:
         # expected output" with that output (adapters.protocol.KnownInputText), if any.
         sent = _Sent()
         refused: dict[str, Response] = {}
+        expecting = self.expecting
+        add_request, add_line, add_match = (
+            sent.requests.append,
+            sent.lines.append,
+            sent.expected.append,
+        )
         for request in requests:
+            if expecting:
+                with_expect = expect_line(request)
+                if with_expect is not None:
+                    add_request(request)
+                    add_line(with_expect)
+                    add_match((ACK, request.expected_output))  # type: ignore[attr-defined]
+                    continue
             try:
                 line = encode_request(request)
             except BadRequest as exc:
@@ -613,8 +685,9 @@ class WorkerAdapter:
         timeout = self.timeout
         ready = worker.ready
         answer = responses.append
-        for index, request in enumerate(requests):
-            case_id = request["id"]
+        matched = False  # an answer matched its expectation (a good answer) in this loop
+        matches = expected[start : start + len(requests)]
+        for index, (request, match) in enumerate(zip(requests, matches, strict=True)):
             line: bytes | _TimedOut | None
             if ready:  # lines already read: no wait (the usual case within a batch)
                 line = ready.popleft()
@@ -623,13 +696,17 @@ class WorkerAdapter:
                     line = worker.next_line(timeout)
                 except queue.Empty:
                     line = _TIMED_OUT
-            match = expected[start + index]
             if match is not None and line == match[0]:
-                # Byte for byte {"id": case_id, "output": <the expected output's text>}.
-                self._consecutive_failures = 0
+                # Byte for byte {"id": <its id>, "output": <the expected output's text>},
+                # or the expect extension's "=" (the worker compared the same texts).
+                matched = True
                 # A dict subclass is no TypedDict to mypy; it is an OutputResponse.
-                answer(OutputAsExpected(id=case_id, output=match[1]))  # type: ignore[arg-type]
+                answer(OutputAsExpected(id=request["id"], output=match[1]))  # type: ignore[arg-type]
                 continue
+            if matched:  # good answers before this one reset the count of failures
+                self._consecutive_failures = 0
+                matched = False
+            case_id = request["id"]
             if batch_ids is None:
                 batch_ids = {r["id"]: i for i, r in enumerate(requests)}
             outcome = self._next_response(worker, line, case_id, index, batch_ids)
@@ -651,6 +728,8 @@ class WorkerAdapter:
                 return None
             self._consecutive_failures = 0
             responses.append(outcome)
+        if matched:
+            self._consecutive_failures = 0
         self._busy = False
         return None
 

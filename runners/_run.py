@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from adapters.protocol import (
     Adapter,
     Implementation,
-    KnownInputText,
     OutputAsExpected,
     PlatformUnavailable,
     Request,
     Response,
     crash,
+    known_input_text,
 )
 
-from ._outcomes import Judgement, Outcome
+from ._outcomes import Judgement, Outcome, expected_error, passed
 from ._schemas import input_problem
 from ._variants import expand
 from ._vectors import Case, VectorFile
@@ -65,10 +68,48 @@ def start_platform(
         )
 
 
+_collector_lock = threading.Lock()
+_collector_pauses = 0  # run_cases calls under way (platform threads run them side by side)
+_collector_was_enabled = False
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while cases run (the last run to end turns it back
+    on, if it was on when the first began).
+
+    A run makes a few objects per case that live until its outcomes are consumed: a
+    collector left on rescans the whole heap (every loaded case) again and again as they
+    accumulate, which cost as much as the rest of the harness at 50k cases
+    (bench/README.md, "Harness overhead"). Runs make no reference cycles worth collecting
+    early; the loader pauses it the same way while it builds cases.
+    """
+    global _collector_pauses, _collector_was_enabled
+    with _collector_lock:
+        if _collector_pauses == 0:
+            _collector_was_enabled = gc.isenabled()
+            gc.disable()
+        _collector_pauses += 1
+    try:
+        yield
+    finally:
+        with _collector_lock:
+            _collector_pauses -= 1
+            if _collector_pauses == 0 and _collector_was_enabled:
+                gc.enable()
+
+
 def run_cases(
     platform: StartedPlatform, vector_file: VectorFile, cases: Sequence[Case]
 ) -> list[Outcome]:
     """Run cases of one vector file, each with its variants, in few batches; judge each."""
+    with _collector_paused():
+        return _run_cases(platform, vector_file, cases)
+
+
+def _run_cases(
+    platform: StartedPlatform, vector_file: VectorFile, cases: Sequence[Case]
+) -> list[Outcome]:
     name = platform.name
     if platform.implementation is None or platform.adapter is None:
         return [
@@ -95,6 +136,9 @@ def run_cases(
     # comes back, in request order, so a long case's chunkings are never all held.
     adapter = platform.adapter
     rules = vector_file.comparison
+    if not vector_file.variants:  # most files: one request per case, the case's own
+        return _run_own_inputs(adapter, name, cases, rules)
+
     judgements = [Judgement(case, name, rules) for case in cases]
     # Each request of a case's own input says what output it expects, so that an answer
     # whose output is that JSON text byte for byte needs neither decoding nor comparing
@@ -104,10 +148,6 @@ def run_cases(
     # (request id, its case's judgement, variant, the crash if it was not sent)
     pending: list[tuple[str, Judgement, str | None, Response | None]] = []
     size = 0
-
-    if not vector_file.variants:  # most files: one request per case, the case's own
-        _run_own_inputs(adapter, name, judgements, expect)
-        return [judgement.outcome() for judgement in judgements]
 
     def flush() -> None:
         try:
@@ -186,7 +226,7 @@ def _own_request(case: Case, expect: bool) -> Request:
     if input_json is None:  # not JSON: the adapter reports it
         request = {"id": request_id, "domain": case.domain, "input": case.input}
     else:
-        known = KnownInputText(
+        known = known_input_text(
             request_id,
             case.domain,
             case.input,
@@ -199,32 +239,63 @@ def _own_request(case: Case, expect: bool) -> Request:
     return request
 
 
-def _run_own_inputs(adapter: Adapter, name: str, judgements: list[Judgement], expect: bool) -> None:
-    """Each judgement's case run on its own input (a file without variants), in batches
-    of about BATCH_BYTES; request i is judgement i's, so no bookkeeping per request."""
+def _run_own_inputs(
+    adapter: Adapter, name: str, cases: Sequence[Case], rules: Sequence[dict[str, Any]]
+) -> list[Outcome]:
+    """Each case run on its own input (a file without variants), in batches of about
+    BATCH_BYTES; request i is case i's, so no bookkeeping per request.
+
+    Without comparison rules each request says what output it expects, and an answer
+    that is that output (``OutputAsExpected`` holding ``case.expected`` itself: its text
+    was the expected text, compared by the adapter or by the harness's own child) is a
+    pass with nothing judged (``passed``), and so is the expected error (judged by its
+    code, as ``Judgement`` judges it); any other answer goes through a ``Judgement``.
+    """
+    expect = not rules
+    outcomes: list[Outcome] = []
     start = size = 0
-    for end, judgement in enumerate(judgements, 1):
-        size += judgement.case.input_size
-        if size >= BATCH_BYTES or end == len(judgements):
-            part = judgements[start:end]
-            batch = [_own_request(j.case, expect) for j in part]
-            try:
-                responses = run_batch_in_order(adapter, name, batch)
-            except BaseException as exc:  # interrupted (a signal): keep the answered cases
-                partial = {r["id"]: r for r in getattr(exc, "answered", [])}
-                for j, request in zip(part, batch, strict=True):
-                    response = partial.get(request["id"])
-                    if response is not None:
-                        j.add(None, response)
-                        j.unanswered = 0
-                exc.outcomes = [  # type: ignore[attr-defined]
-                    j.outcome() for j in judgements if j.unanswered == 0
-                ]
-                raise
-            for j, response in zip(part, responses, strict=True):
-                j.add(None, response)
-                j.unanswered = 0
-            start, size = end, 0
+    last = len(cases)
+    for end, case in enumerate(cases, 1):
+        size += case.input_size
+        if size < BATCH_BYTES and end != last:
+            continue
+        part = cases[start:end]
+        start, size = end, 0
+        batch = [_own_request(c, expect) for c in part]
+        try:
+            responses = run_batch_in_order(adapter, name, batch)
+        except BaseException as exc:  # interrupted (a signal): keep the answered cases
+            answered = {r["id"]: r for r in getattr(exc, "answered", [])}
+            for c, request in zip(part, batch, strict=True):
+                response = answered.get(request["id"])
+                if response is not None:
+                    outcomes.append(_judged(c, name, rules, response))
+            exc.outcomes = outcomes  # type: ignore[attr-defined]
+            raise
+        append = outcomes.append
+        for c, response in zip(part, responses, strict=True):
+            if type(response) is OutputAsExpected and expect and response["output"] is c.expected:
+                append(passed(c, name, c.expected))
+            elif (
+                # The expected error, every field plain UTF-8: what Judgement.add passes
+                # without a difference (an error is judged by its code alone).
+                c.error is not None
+                and "error" in response
+                and "output" not in response
+                and "skip" not in response
+                and "crash" not in response
+                and expected_error(c.error, response["error"])
+            ):
+                append(passed(c, name, {"error": response["error"]}))
+            else:
+                append(_judged(c, name, rules, response))
+    return outcomes
+
+
+def _judged(case: Case, name: str, rules: Sequence[dict[str, Any]], response: Response) -> Outcome:
+    judgement = Judgement(case, name, rules)
+    judgement.add(None, response)
+    return judgement.outcome()
 
 
 def _run_batch(adapter: Adapter, name: str, batch: list[Request]) -> dict[str, Response]:

@@ -60,10 +60,11 @@ CASES = [
 
 
 def supervised(name: str, spec: str, pids: Path) -> WorkerAdapter:
-    """``python -m adapters.serve spec`` as served.py starts it, recording its session."""
+    """``python -m adapters.serve spec`` as served.py starts it (answers in groups, the
+    expect extension: passing cases are acknowledged with ``=``), recording its session."""
     serve = shlex.join([sys.executable, "-m", "adapters.serve", spec])
     command = ["sh", "-c", f"echo $$ $$ >> {shlex.quote(str(pids))}; exec {serve}"]
-    return WorkerAdapter(name, command, timeout=TIMEOUT, answers_in_groups=MAX_GROUP)
+    return WorkerAdapter(name, command, timeout=TIMEOUT, answers_in_groups=MAX_GROUP, expect=True)
 
 
 @pytest.fixture

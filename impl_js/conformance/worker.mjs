@@ -7,6 +7,12 @@
 // Requests are read in chunks and answered synchronously in arrival order; the
 // answers to one stdin chunk are written with a single write, so a pipelined
 // batch costs one JSON.parse and one JSON.stringify per case and few syscalls.
+//
+// The worker speaks the expect extension (docs/protocol.md, "The expect extension"),
+// which the harness offers its own children after the handshake: once taken, a run
+// request may carry "expect" (the expected output's JSON text, as a string), and an
+// output whose JSON.stringify text is exactly that string is answered with the line
+// "=" instead of the whole answer. Every other answer is written as without it.
 
 import { readFileSync } from "node:fs";
 
@@ -31,6 +37,9 @@ try {
 
 let started = false;
 let stopping = false;
+let expecting = false; // the harness took the expect extension
+const EXPECT = "expect";
+const ACK = "=";
 let pending = ""; // an incomplete line carried over between stdin chunks
 /** @type {string[]} */
 let out = [];
@@ -125,6 +134,11 @@ function handleRun(request) {
     return crash(id, `run() of ${domain} returned undefined`, "");
   }
   try {
+    if (expecting && typeof request.expect === "string") {
+      const text = JSON.stringify(output);
+      if (text === request.expect) return ACK;
+      if (text !== undefined) return `{"id":${JSON.stringify(id)},"output":${text}}`;
+    }
     return JSON.stringify({ id, output });
   } catch (err) {
     const { message, detail } = describe(err);
@@ -157,6 +171,8 @@ function handleLine(line) {
       return null;
     case "start":
       return handleStart(request);
+    case "extensions":
+      return handleExtensions(request);
     default:
       return crash(
         typeof request.id === "string" ? request.id : "",
@@ -164,6 +180,24 @@ function handleLine(line) {
         "",
       );
   }
+}
+
+/**
+ * The harness offers extensions after the handshake: take "expect" if offered.
+ * @param {any} request
+ * @returns {string}
+ */
+function handleExtensions(request) {
+  expecting = Array.isArray(request.use) && request.use.includes(EXPECT);
+  if (expecting) {
+    // stdout is the protocol's: a stray line there could be taken for an answer "=" in
+    // a case's turn, so whatever the implementation logs goes to stderr (with the
+    // crash's detail, if the harness reports one).
+    for (const name of /** @type {const} */ (["log", "info", "debug"])) {
+      console[name] = (...args) => console.error(...args);
+    }
+  }
+  return JSON.stringify({ extensions: expecting ? [EXPECT] : [] });
 }
 
 // Answers are batched per stdin chunk, but never held longer than this: a slow

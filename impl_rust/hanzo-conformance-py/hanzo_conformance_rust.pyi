@@ -28,4 +28,9 @@ def run_line(line: bytes) -> bytes | None:
     The GIL is released. Returns the response line (one of the responses above, then a
     newline) as UTF-8 bytes, or ``None`` when ``run_batch`` would refuse the request
     (not UTF-8, not JSON, a lone surrogate, no string ``id`` ...).
+
+    A line with ``"expect": "<JSON text>"`` (the expect extension, docs/protocol.md) is
+    answered ``b"=\\n"`` when the output is that JSON value: the same text as serde
+    writes it, or an equal ``serde_json::Value`` (any key order; a boolean is never a
+    number, ``1`` is not ``1.0``); otherwise as without it.
     """

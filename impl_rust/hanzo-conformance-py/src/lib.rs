@@ -7,6 +7,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use serde_json::Value;
 
 use hanzo_conformance::batch;
 
@@ -32,31 +33,64 @@ fn run_batch(py: Python<'_>, requests_json: &str) -> PyResult<String> {
 
 /// Answer one worker-protocol `run` line (`{"cmd": "run", "id", "domain", "input"}`,
 /// UTF-8) without the GIL: the response line (`{"id", ...}` and a newline), or `None`
-/// when the line is not a request [`batch::run_batch`] accepts (not UTF-8, not JSON,
+/// when the line is not a request [`batch::run_request`] accepts (not UTF-8, not JSON,
 /// a lone surrogate in the input, no string id ...): the caller then takes its slow
 /// path, which reports it. The served child (`adapters/serve.py`) calls this for
 /// each request, so no Python object is made per case on either side of the call.
+///
+/// A line with `"expect": "<JSON text>"` (the expect extension, docs/protocol.md) whose
+/// output is that JSON value is answered with the line `=` instead (see [`as_expected`]).
 #[pyfunction]
 fn run_line<'py>(py: Python<'py>, line: &[u8]) -> Option<Bound<'py, PyBytes>> {
     let answer = py.detach(|| answer_line(line))?;
     Some(PyBytes::new(py, answer.as_bytes()))
 }
 
-/// The response line for one request line: the line is run as a batch of one (a
-/// `run` message is a request with one more key, `cmd`, which the batch ignores).
+/// The acknowledgement of the expect extension: "my output is the expected value".
+const ACK: &str = "=\n";
+
+/// The response line for one request line (a `run` message is a request with more
+/// keys, `cmd` and maybe `expect`, which the batch ignores).
 fn answer_line(line: &[u8]) -> Option<String> {
-    let line = std::str::from_utf8(line).ok()?.trim_end();
-    let mut one = String::with_capacity(line.len() + 2);
-    one.push('[');
-    one.push_str(line);
-    one.push(']');
-    let responses = batch::run_batch(&one).ok()?;
-    // `[{...}]` -> `{...}\n`: exactly one response, since the batch held one request.
-    let response = responses.strip_prefix('[')?.strip_suffix(']')?;
-    let mut answer = String::with_capacity(response.len() + 1);
-    answer.push_str(response);
+    let mut request: Value = serde_json::from_slice(line).ok()?;
+    let expect = match request.as_object_mut()?.remove("expect") {
+        None => None,
+        Some(Value::String(text)) => Some(text),
+        Some(_) => return None, // not the harness's spelling: the slow path says so
+    };
+    let mut answer = batch::run_request(&request).ok()?;
+    if let Some(expect) = expect {
+        let id = request.get("id")?.to_string();
+        if output_text(&answer, &id).is_some_and(|output| as_expected(output, &expect)) {
+            return Some(ACK.to_owned());
+        }
+    }
     answer.push('\n');
     Some(answer)
+}
+
+/// The output's text in a response `{"id":<id>,"output":<output>}` as
+/// [`batch::run_request`] writes one (an error or a crash starts otherwise).
+fn output_text<'a>(response: &'a str, id: &str) -> Option<&'a str> {
+    response
+        .strip_prefix("{\"id\":")?
+        .strip_prefix(id)?
+        .strip_prefix(",\"output\":")?
+        .strip_suffix('}')
+}
+
+/// Whether the output text `output` is the JSON value whose text is `expect`: the same
+/// text, or else the same value (serde writes object keys sorted, the harness in the
+/// vector's order). `Value` equality never takes a boolean for a number, nor an
+/// integer for a float (`1` and `1.0` differ here: the harness judges that answer);
+/// objects are equal whatever their key order; floats are parsed exactly
+/// (`float_roundtrip`), as Python parses the expected text.
+fn as_expected(output: &str, expect: &str) -> bool {
+    output == expect
+        || matches!(
+            (serde_json::from_str::<Value>(output), serde_json::from_str::<Value>(expect)),
+            (Ok(got), Ok(wanted)) if got == wanted
+        )
 }
 
 /// The extension module.

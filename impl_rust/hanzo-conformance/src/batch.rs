@@ -190,6 +190,25 @@ pub fn run_batch(requests_json: &str) -> Result<String, BadRequest> {
     Ok(format!("[{}]", responses.join(",")))
 }
 
+/// The response to one request `{id, domain, input}` (other keys are ignored) as JSON
+/// text, as [`run_batch`] answers it: `{"id":..,"output":..}` for an output.
+///
+/// # Errors
+/// [`BadRequest`] when the request lacks a string `id`, a string `domain` or an
+/// `input`; nothing is run then.
+pub fn run_request(request: &Value) -> Result<String, BadRequest> {
+    match (
+        request.get("id"),
+        request.get("domain").and_then(Value::as_str),
+        request.get("input"),
+    ) {
+        (Some(id @ Value::String(_)), Some(domain), Some(input)) => Ok(respond(id, domain, input)),
+        _ => Err(BadRequest(
+            "the request needs a string \"id\", a string \"domain\" and an \"input\"".to_owned(),
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
