@@ -147,6 +147,27 @@ class BadRequest(ValueError):
     """The harness built a request the protocol does not allow (a harness bug)."""
 
 
+def _spliced_run(request_id: Any, domain: Any, input_json: str | None, more: str) -> str | None:
+    """A ``run`` line's text with the input's JSON text spliced in and ``more`` (further
+    members, each with its leading comma) after it; None unless the request is plainly
+    valid (what _plainly_valid_run checks, without building the message). The same bytes
+    as encoding the message (key order, separators); the domain is kebab-case, so it
+    needs no escaping.
+    """
+    if (
+        input_json is None
+        or type(request_id) is not str
+        or request_id == ""
+        or type(domain) is not str
+        or not _kebab(domain)
+    ):
+        return None
+    return (
+        f'{{"cmd":"run","id":{_encode_string(request_id)},"domain":"{domain}",'
+        f'"input":{input_json}{more}}}\n'
+    )
+
+
 def encode_request(request: Request) -> bytes:
     """One ``run`` line, UTF-8; checked against run.json.
 
@@ -159,20 +180,8 @@ def encode_request(request: Request) -> bytes:
         if line is not None:  # made for another platform's run of the same request
             return line
     request_id, domain = request["id"], request["domain"]
-    if (
-        input_json is not None
-        and type(request_id) is str
-        and request_id != ""
-        and type(domain) is str
-        and _kebab(domain)
-    ):
-        # What _plainly_valid_run checks, without building the message; the same bytes
-        # as encoding it (key order, separators), the input's text reused. The domain is
-        # kebab-case, so it needs no escaping.
-        text = (
-            f'{{"cmd":"run","id":{_encode_string(request_id)},"domain":"{domain}",'
-            f'"input":{input_json}}}\n'
-        )
+    text = _spliced_run(request_id, domain, input_json, "")
+    if text is not None:
         with contextlib.suppress(UnicodeEncodeError):  # a lone surrogate: the slow way below
             line = request.line = text.encode("utf-8")  # type: ignore[attr-defined]
             return line
@@ -234,20 +243,15 @@ def expect_line(request: Request) -> bytes | None:
     line: bytes | None = request.expect_line  # type: ignore[attr-defined]
     if line is None:
         line = b""
-        request_id, domain = request["id"], request["domain"]
-        if (
-            request.input_json is not None  # type: ignore[attr-defined]
-            and type(request_id) is str
-            and request_id != ""
-            and type(domain) is str
-            and _kebab(domain)
-        ):
-            # encode_request's spliced spelling, with one more key (checked by
-            # tests/test_request_text.py); no UTF-8 form (a lone surrogate): no expect.
-            text = (
-                f'{{"cmd":"run","id":{_encode_string(request_id)},"domain":"{domain}",'
-                f'"input":{request.input_json},"expect":{_encode_string(output_json)}}}\n'  # type: ignore[attr-defined]
-            )
+        # encode_request's spliced spelling, with one more key (checked by
+        # tests/test_request_text.py); no UTF-8 form (a lone surrogate): no expect.
+        text = _spliced_run(
+            request["id"],
+            request["domain"],
+            request.input_json,  # type: ignore[attr-defined]
+            f',"expect":{_encode_string(output_json)}',
+        )
+        if text is not None:
             with contextlib.suppress(UnicodeEncodeError):
                 line = text.encode("utf-8")
         request.expect_line = line  # type: ignore[attr-defined]

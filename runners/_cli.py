@@ -32,7 +32,7 @@ from ._progress import Progress
 from ._progress import wanted as progress_wanted
 from ._report import Problems, render_text, text_report
 from ._results_file import ResultsWriter, put_in_place, read_results
-from ._run import StartedPlatform, start_platform
+from ._run import StartedPlatform
 from ._schemas import extra_schema_dirs
 from ._vector_stream import VectorSource
 from ._vectors import VECTORS_DIR, VectorFile, load_vectors, vector_paths
@@ -165,13 +165,7 @@ def _stream_run(
     # the run, building the report and writing it are not interrupted at all.
     with _signals(signal.SIG_IGN):
         with _signals(_stream.interrupt_handler(state)):
-            with contextlib.suppress(_stream.Interrupt):
-                for name, factory in chosen:
-                    state.waiting = True
-                    try:
-                        platforms.append(start_platform(name, factory))
-                    finally:
-                        state.waiting = False
+            platforms = _stream.start_platforms(chosen, state)
             by_name = {p.name: p for p in platforms}
 
             def shared(platform: str, message: str) -> bool:

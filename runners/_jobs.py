@@ -43,7 +43,7 @@ from . import _stream
 from ._gate import in_shard
 from ._outcomes import Outcome
 from ._platforms import describe, stop_all
-from ._run import StartedPlatform, start_platform
+from ._run import StartedPlatform
 from ._textsafe import bound
 from ._vector_stream import EarlierIds, VectorSource
 from ._vectors import Case, VectorFile
@@ -225,14 +225,7 @@ def _job_body(
         for s in _SIGNALS:
             signal.signal(s, handler)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
-        platforms: list[StartedPlatform] = []
-        with contextlib.suppress(_stream.Interrupt):
-            for name, factory in chosen:
-                state.waiting = True
-                try:
-                    platforms.append(start_platform(name, factory))
-                finally:
-                    state.waiting = False
+        platforms = _stream.start_platforms(chosen, state)
         with job.spool.open("wb") as stream:
             sink = _JobSink(stream, named, lines_wanted, platforms)
             try:

@@ -34,7 +34,7 @@ from ._meta import VectorsDigest, digest_lines
 from ._outcomes import Outcome
 from ._report import Problems, Tally, case_key
 from ._results_file import ResultsWriter, compact_json, json_string
-from ._run import StartedPlatform, run_cases
+from ._run import StartedPlatform, run_cases, start_platform
 from ._triage import triage
 from ._vectors import Case, VectorFile
 
@@ -570,3 +570,19 @@ def interrupt_handler(state: RunState) -> Callable[[int, Any], None]:
 
 class Interrupt(BaseException):
     """A signal arrived; raised in the main thread between chunks or while it waits."""
+
+
+def start_platforms(
+    chosen: Sequence[tuple[str, Callable[[], Any]]], state: RunState
+) -> list[StartedPlatform]:
+    """Each platform started in turn; a signal while one starts ends the starting (the
+    run then records every case ``not_run``), never an adapter's start half done."""
+    platforms: list[StartedPlatform] = []
+    with contextlib.suppress(Interrupt):
+        for name, factory in chosen:
+            state.waiting = True
+            try:
+                platforms.append(start_platform(name, factory))
+            finally:
+                state.waiting = False
+    return platforms

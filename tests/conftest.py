@@ -4,7 +4,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import miniatures
 import pytest
+
+from adapters.registry import register_platform, unregister_platform
 
 pytest_plugins = ["pytester"]
 
@@ -21,6 +24,19 @@ def hello_case(**overrides: Any) -> dict[str, Any]:
     }
     case.update(overrides)
     return case
+
+
+def many(count: int, prefix: str = "case") -> list[dict[str, Any]]:
+    """``count`` hello cases, ids ``<prefix>-0`` on."""
+    return [hello_case(id=f"{prefix}-{i}") for i in range(count)]
+
+
+@pytest.fixture
+def liar() -> Any:
+    """Platform ``liar``: the python reference, but wrong on ids holding ``case-3``."""
+    register_platform("liar", lambda: miniatures.Liar("liar", lambda r: "case-3" in r["id"]))
+    yield
+    unregister_platform("liar")
 
 
 def vector_document(cases: list[dict[str, Any]], **overrides: Any) -> dict[str, Any]:

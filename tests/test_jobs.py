@@ -19,7 +19,7 @@ from typing import Any
 
 import miniatures
 import pytest
-from conftest import hello_case, vector_document
+from conftest import hello_case, many, vector_document
 
 from adapters.registry import register_platform, unregister_platform
 from runners import _stream, _vector_stream
@@ -43,17 +43,6 @@ def loading(request: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     before anything runs (small vectors: the jobs then share what the CLI loaded)."""
     if request.param == "loaded first":
         monkeypatch.setattr(_vector_stream, "STREAM_FROM_BYTES", 1 << 30)
-
-
-@pytest.fixture
-def liar() -> Any:
-    register_platform("liar", lambda: miniatures.Liar("liar", lambda r: "case-3" in r["id"]))
-    yield
-    unregister_platform("liar")
-
-
-def many(count: int, prefix: str = "case") -> list[dict[str, Any]]:
-    return [hello_case(id=f"{prefix}-{i}") for i in range(count)]
 
 
 def three_files(tmp_path: Path, extra: list[dict[str, Any]] | None = None) -> Path:

@@ -12,7 +12,7 @@ from typing import Any
 
 import miniatures
 import pytest
-from conftest import hello_case, vector_document
+from conftest import hello_case, many, vector_document
 
 from adapters.registry import register_platform, unregister_platform
 from runners import _stream, _vector_stream
@@ -29,17 +29,6 @@ def streamed(monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunks of 2 cases; vector files loaded one at a time as the run reaches them."""
     monkeypatch.setattr(_stream, "CHUNK_CASES", 2)
     monkeypatch.setattr(_vector_stream, "STREAM_FROM_BYTES", 0)
-
-
-@pytest.fixture
-def liar() -> Any:
-    register_platform("liar", lambda: miniatures.Liar("liar", lambda r: "case-3" in r["id"]))
-    yield
-    unregister_platform("liar")
-
-
-def many(count: int, prefix: str = "case") -> list[dict[str, Any]]:
-    return [hello_case(id=f"{prefix}-{i}") for i in range(count)]
 
 
 def two_files(write_vectors: Any, tmp_path: Path) -> Path:
