@@ -41,7 +41,7 @@ from typing import IO, Any
 
 from . import _stream
 from ._gate import in_shard
-from ._outcomes import Outcome
+from ._outcomes import Outcome, unjudged
 from ._platforms import describe, stop_all
 from ._run import StartedPlatform
 from ._textsafe import bound
@@ -414,19 +414,6 @@ def _crashed(
         for start in range(0, len(cases), _stream.CHUNK_CASES):
             chunk = cases[start : start + _stream.CHUNK_CASES]
             outcomes = [
-                [
-                    Outcome(
-                        c.domain,
-                        c.id,
-                        c.content_hash(),
-                        name,
-                        "error",
-                        message=message,
-                        detail=detail,
-                        input=c.input,
-                    )
-                    for c in chunk
-                ]
-                for name in names
+                [unjudged(c, name, "error", message, detail) for c in chunk] for name in names
             ]
             sink.chunk(chunk, outcomes)

@@ -113,6 +113,24 @@ class Outcome:
         return out
 
 
+def unjudged(
+    case: Case, platform: str, status: Status, message: str | None, detail: str | None = None
+) -> Outcome:
+    """A case's outcome where its platform gave no answer to judge (the platform did not
+    start, the run was interrupted, its job died): the status and why, with the case's
+    input for reports."""
+    return Outcome(
+        case.domain,
+        case.id,
+        case.content_hash(),
+        platform,
+        status,
+        message=message,
+        detail=detail,
+        input=case.input,
+    )
+
+
 _new_outcome = object.__new__
 _set_fields = object.__setattr__
 

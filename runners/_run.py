@@ -22,7 +22,7 @@ from adapters.protocol import (
     known_input_text,
 )
 
-from ._outcomes import Judgement, Outcome, expected_error, passed
+from ._outcomes import Judgement, Outcome, expected_error, passed, unjudged
 from ._schemas import input_problem
 from ._variants import expand
 from ._vectors import Case, VectorFile
@@ -114,15 +114,7 @@ def _run_cases(
     if platform.implementation is None or platform.adapter is None:
         return [
             # The failure and its stderr are reported once, with the platform.
-            Outcome(
-                c.domain,
-                c.id,
-                c.content_hash(),
-                name,
-                "error",
-                message=platform.failure,
-                input=c.input,
-            )
+            unjudged(c, name, "error", platform.failure)
             for c in cases
         ]
     if vector_file.domain not in platform.implementation.domains:
@@ -379,15 +371,7 @@ def not_run(
     """An outcome ``not_run`` for every (case, platform) of the matrix missing from ``done``."""
     seen = {(o.domain, o.case, o.platform) for o in done}
     return [
-        Outcome(
-            c.domain,
-            c.id,
-            c.content_hash(),
-            p.name,
-            "not_run",
-            message="the run was interrupted",
-            input=c.input,
-        )
+        unjudged(c, p.name, "not_run", "the run was interrupted")
         for p in platforms
         for vf in files
         for c in vf.cases

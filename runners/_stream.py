@@ -31,7 +31,7 @@ from ._compare import MISSING
 from ._gate import in_shard
 from ._ledger import LedgerGate
 from ._meta import VectorsDigest, digest_lines
-from ._outcomes import Outcome
+from ._outcomes import Outcome, unjudged
 from ._report import Problems, Tally, case_key
 from ._results_file import ResultsWriter, compact_json, json_string
 from ._run import StartedPlatform, run_cases, start_platform
@@ -395,16 +395,7 @@ def _not_run(cases: Sequence[Case], platform: str, done: Sequence[Outcome]) -> l
     """The chunk's outcomes on a platform: those finished, then ``not_run`` for the rest."""
     finished = {o.case: o for o in done}
     return [
-        finished.get(c.id)
-        or Outcome(
-            c.domain,
-            c.id,
-            c.content_hash(),
-            platform,
-            "not_run",
-            message="the run was interrupted",
-            input=c.input,
-        )
+        finished.get(c.id) or unjudged(c, platform, "not_run", "the run was interrupted")
         for c in cases
     ]
 
