@@ -237,22 +237,28 @@ def expect_line(request: Request) -> bytes | None:
     spelling (``encode_request``); None otherwise (then the plain line goes, and the
     answer is judged as usual). Kept on the request (``expect_line``).
     """
-    output_json = getattr(request, "expected_output_json", None)
-    if output_json is None:
-        return None
-    line: bytes | None = request.expect_line  # type: ignore[attr-defined]
+    line: bytes | None = getattr(request, "expect_line", b"")  # b"": a plain request
     if line is None:
-        line = b""
-        # encode_request's spliced spelling, with one more key (checked by
-        # tests/test_request_text.py); no UTF-8 form (a lone surrogate): no expect.
-        text = _spliced_run(
-            request["id"],
-            request["domain"],
-            request.input_json,  # type: ignore[attr-defined]
-            f',"expect":{_encode_string(output_json)}',
-        )
-        if text is not None:
-            with contextlib.suppress(UnicodeEncodeError):
-                line = text.encode("utf-8")
-        request.expect_line = line  # type: ignore[attr-defined]
+        line = request.expect_line = _expect_line(request)  # type: ignore[attr-defined]
     return line or None
+
+
+def _expect_line(request: Any) -> bytes:
+    """``expect_line`` made (``b""``: none)."""
+    output_json = request.expected_output_json
+    if output_json is None:
+        return b""
+    # encode_request's spliced spelling, with one more key (checked by
+    # tests/test_request_text.py); no UTF-8 form (a lone surrogate): no expect.
+    text = _spliced_run(
+        request["id"],
+        request["domain"],
+        request.input_json,
+        f',"expect":{_encode_string(output_json)}',
+    )
+    if text is None:
+        return b""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return b""

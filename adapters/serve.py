@@ -129,12 +129,15 @@ class _Answers:
         self._oldest = 0.0  # when the first pending answer was added
         self._generation = 0  # counts groups written, so the thread never writes late
         self._closed = False
-        self._ready = threading.Condition(threading.Lock())  # a plain lock: not reentered
+        # A plain lock (not reentered), entered directly: a Condition's own __enter__
+        # is a Python call, once per answer.
+        self._lock = threading.Lock()
+        self._ready = threading.Condition(self._lock)
         self._thread = threading.Thread(target=self._write_late_groups, daemon=True)
         self._thread.start()
 
     def add(self, line: bytes) -> None:
-        with self._ready:
+        with self._lock:
             pending = self._pending
             if not pending:
                 self._oldest = time.monotonic()

@@ -317,14 +317,29 @@ class _Failure:
 
 class _Sent:
     """The requests of one ``run`` that are sent (in order), each one's line, and the
-    answer line that means its expected output, with that output (or None)."""
+    answer line (without its newline) that means its expected output (or None);
+    ``all_expect``: every request carried the expect extension's ``expect``."""
 
-    __slots__ = ("expected", "lines", "requests")
+    __slots__ = ("all_expect", "expected", "lines", "requests")
 
     def __init__(self) -> None:
         self.requests: list[Request] = []
         self.lines: list[bytes] = []
-        self.expected: list[tuple[bytes, Any] | None] = []
+        self.expected: list[bytes | None] = []
+        self.all_expect = True
+
+
+def _unmarked(requests: Sequence[Request], marked: list[Response | None]) -> list[Response]:
+    """``run_expected``'s answers (for a prefix of ``requests``) with each ``None`` made
+    the :class:`OutputAsExpected` holding its request's expected output."""
+    if None not in marked:
+        return marked  # type: ignore[return-value]
+    return [
+        OutputAsExpected(id=request["id"], output=request.expected_output)  # type: ignore[attr-defined,misc]
+        if response is None
+        else response
+        for request, response in zip(requests, marked, strict=False)
+    ]
 
 
 class _Isolate:
@@ -536,8 +551,17 @@ class WorkerAdapter:
 
     def run(self, requests: Sequence[Request]) -> list[Response]:
         """One response per request, in order; never raises for what the worker does."""
+        return _unmarked(requests, self.run_expected(requests))
+
+    def run_expected(self, requests: Sequence[Request]) -> list[Response | None]:
+        """``run``, except that an answer meaning "the output the request expects"
+        (the expect extension's ``=``, or the expected answer line byte for byte) is
+        ``None`` where ``run`` has an :class:`OutputAsExpected`: the harness's runner
+        (``runners._run``) makes nothing per such case. Interrupted (a signal), the
+        exception's ``answered`` holds the responses so far (without marks: that path
+        looks them up by id)."""
         # Per request sent, in order: its line, and the answer line that means "the
-        # expected output" with that output (adapters.protocol.KnownInputText), if any.
+        # expected output" (adapters.protocol.KnownInputText), if any.
         sent = _Sent()
         refused: dict[str, Response] = {}
         expecting = self.expecting
@@ -552,34 +576,35 @@ class WorkerAdapter:
                 if with_expect is not None:
                     add_request(request)
                     add_line(with_expect)
-                    add_match((ACK, request.expected_output))  # type: ignore[attr-defined]
+                    add_match(ACK)
                     continue
+                sent.all_expect = False
             try:
                 line = encode_request(request)
             except BadRequest as exc:
                 refused[request["id"]] = crash(request["id"], f"harness bug: {exc}")
                 continue
-            sent.requests.append(request)
-            sent.lines.append(line)
-            answer = expected_answer(request)
-            sent.expected.append(
-                None if answer is None else (answer, request.expected_output)  # type: ignore[attr-defined]
-            )
+            add_request(request)
+            add_line(line)
+            add_match(expected_answer(request))
+        sent.all_expect = sent.all_expect and bool(expecting)
         self._resent = set()
-        responses: list[Response] = []
+        responses: list[Response | None] = []
         try:
             self._run_sendable(sent, responses)
         except BaseException as exc:
             # Interrupted (a signal): hand over what was answered, so it is not lost.
-            exc.answered = [*refused.values(), *responses]  # type: ignore[attr-defined]
+            answered = _unmarked(sent.requests, responses)
+            exc.answered = [*refused.values(), *answered]  # type: ignore[attr-defined]
             raise
         if not refused:
             return responses  # one per request, in order (_run_sendable's contract)
-        answered = {r["id"]: r for r in responses}
-        return [refused.get(r["id"]) or answered[r["id"]] for r in requests]
+        by_id = dict(zip((r["id"] for r in sent.requests), responses, strict=False))
+        return [refused[r["id"]] if r["id"] in refused else by_id[r["id"]] for r in requests]
 
-    def _run_sendable(self, sent: _Sent, responses: list[Response]) -> None:
-        """Append one response per request to ``responses``, in order."""
+    def _run_sendable(self, sent: _Sent, responses: list[Response | None]) -> None:
+        """Append one response per request to ``responses``, in order (None: the
+        output the request expects, as ``run_expected`` has it)."""
         requests = sent.requests
         failed_case: str | None = None
         alone_until = 0  # requests before this index run one at a time (after a lost group)
@@ -664,7 +689,7 @@ class WorkerAdapter:
             self._worker = None
 
     def _run_on_worker(
-        self, requests: Sequence[Request], sent: _Sent, responses: list[Response]
+        self, requests: Sequence[Request], sent: _Sent, responses: list[Response | None]
     ) -> str | _Isolate | None:
         """Append answers for a prefix of ``requests``: all of them, or up to the first failure.
 
@@ -687,22 +712,38 @@ class WorkerAdapter:
         answer = responses.append
         matched = False  # an answer matched its expectation (a good answer) in this loop
         matches = expected[start : start + len(requests)]
-        for index, (request, match) in enumerate(zip(requests, matches, strict=True)):
+        count = len(requests)
+        # Every request carried the expect extension's "expect": a list of lines as the
+        # reader brought them that are all "=" answers as many requests at once.
+        in_bulk = sent.all_expect
+        index = 0
+        while index < count:
             line: bytes | _TimedOut | None
             if ready:  # lines already read: no wait (the usual case within a batch)
                 line = ready.popleft()
             else:
                 try:
-                    line = worker.next_line(timeout)
+                    got = worker.lines.get(timeout=timeout)
                 except queue.Empty:
                     line = _TIMED_OUT
-            if match is not None and line == match[0]:
+                else:
+                    if in_bulk and got.count(ACK) == len(got) <= count - index:
+                        # "=" in each of these requests' turns (each carried "expect").
+                        matched = True
+                        responses += [None] * len(got)
+                        index += len(got)
+                        continue
+                    ready.extend(got)
+                    line = ready.popleft()
+            match = matches[index]
+            if match is not None and line == match:
                 # Byte for byte {"id": <its id>, "output": <the expected output's text>},
                 # or the expect extension's "=" (the worker compared the same texts).
                 matched = True
-                # A dict subclass is no TypedDict to mypy; it is an OutputResponse.
-                answer(OutputAsExpected(id=request["id"], output=match[1]))  # type: ignore[arg-type]
+                answer(None)
+                index += 1
                 continue
+            request = requests[index]
             if matched:  # good answers before this one reset the count of failures
                 self._consecutive_failures = 0
                 matched = False
@@ -728,6 +769,7 @@ class WorkerAdapter:
                 return None
             self._consecutive_failures = 0
             responses.append(outcome)
+            index += 1
         if matched:
             self._consecutive_failures = 0
         self._busy = False

@@ -23,8 +23,14 @@ Then, per file:
   layer, serde out: the crate side of the boundary); js, ``DOMAINS[domain](input)``
   per case in a Node process (``bench/harness_overhead_js.mjs``);
 * **harness**: ``runners._run.run_cases`` on a started platform (served from its
-  child unless ``--in-process``; js through its worker), every outcome turned into
-  its results record (``Outcome.to_json``), all of it checked to pass;
+  child unless ``--in-process``; js through its worker), then the outcomes made into
+  what the CLI makes of them (``runners._stream.encode_chunk`` with results lines
+  wanted: a results line per pass, a record per other result), all of it checked to
+  pass. The cases' own lines of the results document (``case_lines``, one per case
+  whatever the number of platforms) are made by the same call; their CPU time is
+  measured alone and taken off, so what is counted is what a platform adds. The
+  file's cases are frozen out of the collector's sight after loading
+  (``gc.freeze``), as the CLI's stream does for each file;
 * **overhead** = harness - own work, per case-platform, twice: from the run's wall
   time, and from its CPU time (this process, all threads, plus the served child or
   the Node worker, read from /proc), which a shared machine disturbs less. The
@@ -67,6 +73,7 @@ from runners._run import (  # noqa: E402
     run_cases,
     start_platform,
 )
+from runners._stream import encode_chunk  # noqa: E402
 from runners._vectors import VectorFile, load_vector_file  # noqa: E402
 
 UNRESERVED = string.ascii_letters + string.digits + "-._~"
@@ -201,15 +208,22 @@ def harness(
     that makes its requests, and the CPU seconds of this process in a run that reuses
     them (as the second and third platform of a run do)."""
 
-    def run() -> int:
-        statuses: dict[str, int] = {}
-        for outcome in run_cases(platform, vector_file, vector_file.cases):
-            record = outcome.to_json()
-            statuses[record["status"]] = statuses.get(record["status"], 0) + 1
-        if set(statuses) != {"pass"}:
-            raise SystemExit(f"{platform.name} {vector_file.domain}: not all pass: {statuses}")
-        return sum(statuses.values())
+    cases = vector_file.cases
 
+    def never_named(domain: str, case: str) -> bool:
+        return False
+
+    def run() -> int:
+        outcomes = run_cases(platform, vector_file, cases)
+        chunk = encode_chunk(cases, [outcomes], never_named, True)
+        _, passes, _, records = chunk.platforms[0]
+        if passes != len(cases) or records:
+            statuses = [r["status"] for _, r in records]
+            raise SystemExit(f"{platform.name} {vector_file.domain}: not all pass: {statuses[:5]}")
+        return passes
+
+    # The cases' own lines (once per case, not per platform): measured alone, taken off.
+    case_lines = min(_cpu(lambda: encode_chunk(cases, [], never_named, True)) for _ in range(3))
     run()  # warm-up (the JIT, caches, the child's imports)
     worker = getattr(platform.adapter, "_worker", None)
     pid = worker.proc.pid if worker is not None else None
@@ -221,12 +235,14 @@ def harness(
         if attempt < 2:
             for case in vector_file.cases:
                 case.__dict__.pop(OWN_REQUEST, None)
+                case.__dict__.pop("_run_own_plain_request", None)
         child = _child_cpu(pid)
         cpu = time.process_time()
         wall = time.perf_counter()
         run()
-        wall = time.perf_counter() - wall
+        wall = time.perf_counter() - wall - case_lines
         cpu = time.process_time() - cpu
+        cpu -= case_lines
         if attempt == 2:
             reused = cpu
         else:
@@ -253,6 +269,8 @@ def main() -> None:
             path = write_file(folder, domain, args.cases)
             gc.collect()
             load_s, vector_file = _timed(lambda p=path: load_vector_file(p))
+            gc.collect()
+            gc.freeze()  # as runners._stream does with each file it runs
             n = len(vector_file.cases)
             print(f"\n{domain}: load {load_s / n * 1e6:.1f} us/case ({load_s:.2f} s)")
             for name in platforms:
@@ -277,6 +295,7 @@ def main() -> None:
                     f" CPU with requests reused {reused / n * 1e6:6.1f} us, overhead"
                     f" {(reused + child - own) / n * 1e6:6.1f} us"
                 )
+            gc.unfreeze()
     finally:
         if args.keep is None:
             shutil.rmtree(folder, ignore_errors=True)

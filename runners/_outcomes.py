@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from adapters.protocol import OutputAsExpected
 
@@ -159,6 +159,66 @@ def passed(case: Case, platform: str, actual: Any) -> Outcome:
         },
     )
     return outcome
+
+
+class Outcomes(Sequence[Outcome]):
+    """What ``runners._run.run_cases`` returns: one outcome per case, in the cases' order.
+
+    A pass whose output was acknowledged as the case's expected value (the expect
+    extension's ``=``, or the expected answer line byte for byte: ``None`` from
+    ``WorkerAdapter.run_expected``) is held as ``None`` in ``items`` and made into its
+    ``Outcome`` (``passed``, actual the case's expected value) only when asked for:
+    the CLI writes such a pass's results line straight from its case
+    (``runners._stream.encode_chunk``), so a healthy run makes no object per case
+    and platform for it. To everyone else it is a sequence of ``Outcome``.
+    """
+
+    __slots__ = ("cases", "items", "platform")
+
+    def __init__(
+        self, cases: Sequence[Case], platform: str, items: Sequence[Outcome | None]
+    ) -> None:
+        self.cases = cases
+        self.platform = platform
+        self.items = items  # items[i] is cases[i]'s; None: passed, as expected
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @overload
+    def __getitem__(self, index: int) -> Outcome: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Outcome]: ...
+
+    def __getitem__(self, index: int | slice) -> Outcome | list[Outcome]:
+        if isinstance(index, slice):
+            return list(_made(self.cases[index], self.platform, self.items[index]))
+        item = self.items[index]
+        if item is None:
+            case = self.cases[index]
+            return passed(case, self.platform, case.expected)
+        return item
+
+    def __iter__(self) -> Iterator[Outcome]:
+        return _made(self.cases, self.platform, self.items)
+
+    def __eq__(self, other: object) -> bool:  # as a list of the same outcomes would be
+        if isinstance(other, Outcomes):
+            other = list(other)
+        return list(self) == other
+
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as a list is
+
+    def __repr__(self) -> str:
+        return f"Outcomes({list(self)!r})"
+
+
+def _made(
+    cases: Sequence[Case], platform: str, items: Sequence[Outcome | None]
+) -> Iterator[Outcome]:
+    for case, item in zip(cases, items, strict=True):
+        yield passed(case, platform, case.expected) if item is None else item
 
 
 def _envelope(response: Mapping[str, Any]) -> Any:

@@ -14,15 +14,15 @@ from typing import Any, cast
 from adapters.protocol import (
     Adapter,
     Implementation,
+    KnownInputText,
     OutputAsExpected,
     PlatformUnavailable,
     Request,
     Response,
     crash,
-    known_input_text,
 )
 
-from ._outcomes import Judgement, Outcome, expected_error, passed, unjudged
+from ._outcomes import Judgement, Outcome, Outcomes, expected_error, passed, unjudged
 from ._schemas import input_problem
 from ._variants import expand
 from ._vectors import Case, VectorFile
@@ -101,15 +101,19 @@ def _collector_paused() -> Iterator[None]:
 
 def run_cases(
     platform: StartedPlatform, vector_file: VectorFile, cases: Sequence[Case]
-) -> list[Outcome]:
-    """Run cases of one vector file, each with its variants, in few batches; judge each."""
+) -> Outcomes:
+    """Run cases of one vector file, each with its variants, in few batches; judge each.
+
+    One outcome per case, in order (``Outcomes``: a pass acknowledged as expected is
+    made into its ``Outcome`` only if asked for). Interrupted (a signal), the exception
+    carries ``outcomes``: a list of the cases fully answered."""
     with _collector_paused():
-        return _run_cases(platform, vector_file, cases)
+        return Outcomes(cases, platform.name, _run_cases(platform, vector_file, cases))
 
 
 def _run_cases(
     platform: StartedPlatform, vector_file: VectorFile, cases: Sequence[Case]
-) -> list[Outcome]:
+) -> list[Outcome | None]:
     name = platform.name
     if platform.implementation is None or platform.adapter is None:
         return [
@@ -200,7 +204,11 @@ def _run_cases(
 
 
 OWN_REQUEST = "_run_own_request"
-"""Where a case keeps its own request (in its instance dict, as cached properties do)."""
+"""Where a case keeps its own request saying what it expects (in its instance dict, as
+cached properties do); ``OWN_PLAIN_REQUEST`` the one that does not (a file with rules)."""
+OWN_PLAIN_REQUEST = "_run_own_plain_request"
+
+_new_request = dict.__new__
 
 
 def _own_request(case: Case, expect: bool) -> Request:
@@ -209,42 +217,44 @@ def _own_request(case: Case, expect: bool) -> Request:
     ``expect``) and the line a worker adapter encodes from them are made once
     (adapters.protocol.KnownInputText). Adapters do not change the requests they get.
     """
-    memo = case.__dict__.get(OWN_REQUEST)
-    if memo is not None and memo[0] is expect:
-        request: Request = memo[1]
-        return request
-    request_id = f"{case.domain}/{case.id}#0"
+    fields = case.__dict__
+    key = OWN_REQUEST if expect else OWN_PLAIN_REQUEST
+    request: Any = fields.get(key)
+    if request is not None:
+        return cast(Request, request)
+    domain = case.domain
     input_json = case.input_json
     if input_json is None:  # not JSON: the adapter reports it
-        request = {"id": request_id, "domain": case.domain, "input": case.input}
+        request = {"id": f"{domain}/{case.id}#0", "domain": domain, "input": case.input}
     else:
-        known = known_input_text(
-            request_id,
-            case.domain,
-            case.input,
-            input_json,
-            case.expected_json if expect else None,
-            case.expected,
-        )
-        request = cast(Request, known)
-    case.__dict__[OWN_REQUEST] = (expect, request)
-    return request
+        # known_input_text(...), written out: one per case.
+        request = _new_request(KnownInputText)
+        request["id"] = f"{domain}/{case.id}#0"
+        request["domain"] = domain
+        request["input"] = case.input
+        request.input_json = input_json
+        request.expected_output_json = case.expected_json if expect else None
+        request.expected_output = case.expected
+        request.line = request.answer_line = request.expect_line = None
+    fields[key] = request
+    return cast(Request, request)
 
 
 def _run_own_inputs(
     adapter: Adapter, name: str, cases: Sequence[Case], rules: Sequence[dict[str, Any]]
-) -> list[Outcome]:
+) -> list[Outcome | None]:
     """Each case run on its own input (a file without variants), in batches of about
     BATCH_BYTES; request i is case i's, so no bookkeeping per request.
 
     Without comparison rules each request says what output it expects, and an answer
-    that is that output (``OutputAsExpected`` holding ``case.expected`` itself: its text
-    was the expected text, compared by the adapter or by the harness's own child) is a
-    pass with nothing judged (``passed``), and so is the expected error (judged by its
-    code, as ``Judgement`` judges it); any other answer goes through a ``Judgement``.
+    that is that output (``None`` from ``run_marked_in_order``: its text was the
+    expected text, compared by the adapter or by the harness's own child) is a pass
+    with nothing judged, held as ``None`` (``Outcomes``); the expected error is a pass
+    too (judged by its code, as ``Judgement`` judges it: ``passed``); any other answer
+    goes through a ``Judgement``.
     """
     expect = not rules
-    outcomes: list[Outcome] = []
+    outcomes: list[Outcome | None] = []
     start = size = 0
     last = len(cases)
     for end, case in enumerate(cases, 1):
@@ -255,19 +265,27 @@ def _run_own_inputs(
         start, size = end, 0
         batch = [_own_request(c, expect) for c in part]
         try:
-            responses = run_batch_in_order(adapter, name, batch)
+            responses = run_marked_in_order(adapter, name, batch)
         except BaseException as exc:  # interrupted (a signal): keep the answered cases
             answered = {r["id"]: r for r in getattr(exc, "answered", [])}
             for c, request in zip(part, batch, strict=True):
                 response = answered.get(request["id"])
                 if response is not None:
                     outcomes.append(_judged(c, name, rules, response))
-            exc.outcomes = outcomes  # type: ignore[attr-defined]
+            exc.outcomes = list(  # type: ignore[attr-defined]
+                Outcomes(cases[: len(outcomes)], name, outcomes)
+            )
             raise
+        if expect and responses.count(None) == len(responses):  # all as expected
+            outcomes += [None] * len(responses)
+            continue
         append = outcomes.append
         for c, response in zip(part, responses, strict=True):
-            if type(response) is OutputAsExpected and expect and response["output"] is c.expected:
-                append(passed(c, name, c.expected))
+            if response is None or (
+                # Another adapter's way to say the same (the request's expected output).
+                type(response) is OutputAsExpected and expect and response["output"] is c.expected
+            ):
+                append(None)
             elif (
                 # The expected error, every field plain UTF-8: what Judgement.add passes
                 # without a difference (an error is judged by its code alone).
@@ -307,10 +325,43 @@ def run_batch_in_order(adapter: Adapter, name: str, batch: list[Request]) -> lis
         responses = adapter.run(batch)
         error = None
     except Exception as e:  # an adapter must not raise; if it does, no case is lost
-        responses, error = (
-            [],
-            (f"{name} adapter raised {type(e).__name__}: {e}", traceback.format_exc()),
-        )
+        responses, error = [], _raised(name, e)
+    return _in_order(name, batch, responses, error)
+
+
+def run_marked_in_order(adapter: Adapter, name: str, batch: list[Request]) -> list[Response | None]:
+    """``run_batch_in_order``, except that from the harness's ``WorkerAdapter`` an answer
+    that is the output its request expects is ``None`` (``WorkerAdapter.run_expected``),
+    where other adapters' may be an ``OutputAsExpected``."""
+    from adapters.worker import WorkerAdapter  # not at import: adapters.messages imports runners
+
+    if not isinstance(adapter, WorkerAdapter):
+        return run_batch_in_order(adapter, name, batch)  # type: ignore[return-value]
+    try:
+        responses: Any = adapter.run_expected(batch)
+        error = None
+    except Exception as e:  # as run_batch_in_order
+        responses, error = [], _raised(name, e)
+    if type(responses) is list and len(responses) == len(batch) and None in responses:
+        # The worker made each None in its request's turn (run_expected's contract).
+        marked = [r for r in responses if r is not None]
+        if not marked:
+            return responses
+        requests = [q for q, r in zip(batch, responses, strict=True) if r is not None]
+        checked = _in_order(name, requests, marked, None)
+        answers = iter(checked)
+        return [None if r is None else next(answers) for r in responses]
+    return cast("list[Response | None]", _in_order(name, batch, responses, error))
+
+
+def _raised(name: str, e: Exception) -> tuple[str, str]:
+    return f"{name} adapter raised {type(e).__name__}: {e}", traceback.format_exc()
+
+
+def _in_order(
+    name: str, batch: list[Request], responses: Any, error: tuple[str, str] | None
+) -> list[Response]:
+    """``responses`` as one per request of ``batch``, in order (see run_batch_in_order)."""
     if type(responses) is list and len(responses) == len(batch):
         # The adapter kept its contract (in order, ids echoed, well-formed): the usual case.
         for request, response in zip(batch, responses, strict=True):
@@ -329,11 +380,11 @@ def run_batch_in_order(adapter: Adapter, name: str, batch: list[Request]) -> lis
             ):
                 break
         else:
-            return responses
+            return cast("list[Response]", responses)
     by_id: dict[str, Response] = {}
     for response in responses:
         if isinstance(response, dict) and isinstance(response.get("id"), str):
-            by_id.setdefault(response["id"], response)
+            by_id.setdefault(response["id"], cast(Response, response))
     for request in batch:
         got = by_id.get(request["id"])
         if got is None:

@@ -31,7 +31,7 @@ from ._compare import MISSING
 from ._gate import in_shard
 from ._ledger import LedgerGate
 from ._meta import VectorsDigest, digest_lines
-from ._outcomes import Outcome, unjudged
+from ._outcomes import Outcome, Outcomes, passed, unjudged
 from ._report import Problems, Tally, case_key
 from ._results_file import ResultsWriter, compact_json, json_string
 from ._run import StartedPlatform, run_cases, start_platform
@@ -61,7 +61,7 @@ class _PlatformThread:
     def __init__(self, platform: StartedPlatform) -> None:
         self.platform = platform
         self.jobs: queue.Queue[tuple[VectorFile, tuple[Case, ...]] | None] = queue.Queue()
-        self.done: queue.Queue[tuple[tuple[Case, ...], list[Outcome], bool]] = queue.Queue()
+        self.done: queue.Queue[tuple[tuple[Case, ...], Sequence[Outcome], bool]] = queue.Queue()
         self.in_run = False
         self.thread = threading.Thread(target=self._loop, name=platform.name, daemon=True)
         self.thread.start()
@@ -195,7 +195,7 @@ def encode_chunk(
     record (the gate, clusters, report and triage look at all of them); the rest are
     written from pieces (see ``_pass_line``).
     """
-    odd = {o.case for per_platform in outcomes for o in per_platform if o.status != "pass"}
+    odd = {o.case for per_platform in outcomes for o in _made(per_platform) if o.status != "pass"}
     by_case = {c.id: c for c in cases}
     heads: dict[str, str] = {}
     platforms = []
@@ -204,9 +204,36 @@ def encode_chunk(
         lines: list[str | None] = []
         records: list[tuple[int, dict[str, Any]]] = []
         passes = 0
-        name = per_platform[0].platform if per_platform else ""
-        for o in per_platform:
-            if o.status == "pass" and o.case not in odd and not named(o.domain, o.case):
+        if type(per_platform) is Outcomes:
+            name = per_platform.platform
+            items: Sequence[Outcome | None] = per_platform.items
+            item_cases: Sequence[Case] = per_platform.cases
+        else:
+            name = per_platform[0].platform if per_platform else ""
+            items, item_cases = per_platform, ()
+        # What a pass line (_pass_line) of a case passed as expected has after its
+        # case's hash: written here from the case, with no outcome made for it.
+        tail = f',"platform":{_STRING(name)},"status":"pass","actual":'
+        domain = head = ""
+        for index, o in enumerate(items):
+            if o is None:  # passed as expected (Outcomes)
+                case = item_cases[index]
+                case_id = case.id
+                if case_id not in odd and not named(case.domain, case_id):
+                    passes += 1
+                    if lines_wanted:
+                        if case.domain != domain:
+                            domain = case.domain
+                            head = f'{{"domain":{_STRING(domain)},"case":'
+                        wanted = case.expected_json
+                        # The hash is a hex digest: a JSON string as it is.
+                        lines.append(
+                            f'{head}{_STRING(case_id)},"case_hash":"{case.content_hash()}"{tail}'
+                            f'{_ENCODE(case.expected) if wanted is None else wanted},"diff":[]}}'
+                        )
+                    continue
+                o = passed(case, name, case.expected)
+            elif o.status == "pass" and o.case not in odd and not named(o.domain, o.case):
                 passes += 1
                 if lines_wanted:
                     lines.append(_pass_line(o, heads, by_case.get(o.case)))
@@ -333,18 +360,25 @@ _ENCODE = compact_json
 _STRING = json_string
 
 
+def _head(case_id: str, domain: str, case_hash: str, heads: dict[str, str]) -> str:
+    """A pass line's part before the platform's name, made once per case (every
+    platform's line of the case begins with it)."""
+    head = heads.get(case_id)
+    if head is None:
+        head = heads[case_id] = (
+            f'{{"domain":{_STRING(domain)},"case":{_STRING(case_id)},'
+            f'"case_hash":{_STRING(case_hash)},"platform":'
+        )
+    return head
+
+
 def _pass_line(o: Outcome, heads: dict[str, str], case: Case | None = None) -> str:
     """``json(o.to_json())`` of a passing outcome, the case's part made once for every platform.
 
     An output that is the case's expected value (``_is_expected``) is written as that
     value's text.
     """
-    head = heads.get(o.case)
-    if head is None:
-        head = heads[o.case] = (
-            f'{{"domain":{_STRING(o.domain)},"case":{_STRING(o.case)},'
-            f'"case_hash":{_STRING(o.case_hash)},"platform":'
-        )
+    head = _head(o.case, o.domain, o.case_hash, heads)
     value = o.actual
     if value is MISSING:
         actual = ""
@@ -353,6 +387,13 @@ def _pass_line(o: Outcome, heads: dict[str, str], case: Case | None = None) -> s
     else:
         actual = f',"actual":{_ENCODE(value)}'
     return f'{head}{_STRING(o.platform)},"status":"pass"{actual},"diff":[]}}'
+
+
+def _made(outcomes: Sequence[Outcome]) -> Iterator[Outcome]:
+    """The outcomes already made (not the passes ``Outcomes`` holds as None)."""
+    if type(outcomes) is Outcomes:
+        return (o for o in outcomes.items if o is not None)
+    return iter(outcomes)
 
 
 def _is_expected(value: Any, case: Case) -> bool:
@@ -432,7 +473,7 @@ def run(
     threads = [_PlatformThread(p) for p in platforms]
     # Chunks handed out and not yet written, each with the outcomes taken back so far
     # and whether it is its file's last.
-    in_flight: deque[tuple[tuple[Case, ...], list[list[Outcome]], bool]] = deque()
+    in_flight: deque[tuple[tuple[Case, ...], list[Sequence[Outcome]], bool]] = deque()
     source = _Prefetched(files, held)
     current: Iterator[tuple[tuple[Case, ...], bool]] = iter(())
     current_file: VectorFile | None = None
@@ -522,7 +563,7 @@ def run(
     for cases, taken, last in in_flight:
         per_platform = []
         for index, t in enumerate(threads):
-            outcomes: list[Outcome] = []
+            outcomes: Sequence[Outcome] = []
             if index < len(taken):
                 outcomes = taken[index]
             else:

@@ -175,7 +175,18 @@ def test_served_python_reads_the_harness_spelling_and_declines_any_other() -> No
     ]
     for request in requests:
         line = encode_request(request).rstrip(b"\n")
-        assert adapter.run_line(line) == encode(adapter.run([request])[0]), request["id"]
+        fast = adapter.run_line(line)
+        assert fast is not None, request["id"]
+        got, want = json.loads(fast), json.loads(encode(adapter.run([request])[0]))
+        if "crash" in want and want["crash"]["detail"]:
+            # The traceback names the frame that called the implementation (run_line's
+            # own, not run's): the same exception, raised by the same code below it.
+            assert (
+                got["crash"]["detail"].splitlines()[-3:]
+                == want["crash"]["detail"].splitlines()[-3:]
+            )
+            got["crash"]["detail"] = want["crash"]["detail"]
+        assert got == want, request["id"]
     ok = encode_request(requests[0]).rstrip(b"\n")
     for other in (
         ok.replace(b'"id":', b'"id": '),  # spaced
