@@ -105,8 +105,8 @@ def encode(response: Response) -> bytes:
     """One response line. An output that has no UTF-8 form (a lone surrogate) is sent
     with ``\\u`` escapes, so that the harness can report it against its case."""
     try:
-        text = _ENCODER.encode(response)
-    except ValueError as exc:  # NaN or an infinity: not JSON at all
+        text = output_text(response)  # encoded as an output is (one C encoder)
+    except ValueError as exc:  # NaN or an infinity, or circular: not JSON at all
         text = json.dumps(crash(response["id"], f"output is not JSON: {exc}"))
     try:
         return text.encode("utf-8") + b"\n"

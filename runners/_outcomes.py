@@ -161,26 +161,30 @@ def passed(case: Case, platform: str, actual: Any) -> Outcome:
     return outcome
 
 
+Item = Outcome | dict[str, Any] | None
+"""An ``Outcomes`` item: the outcome; ``None``, passed as expected; an error's body
+(``dict``), the expected error passed."""
+
+
 class Outcomes(Sequence[Outcome]):
     """What ``runners._run.run_cases`` returns: one outcome per case, in the cases' order.
 
     A pass whose output was acknowledged as the case's expected value (the expect
     extension's ``=``, or the expected answer line byte for byte: ``None`` from
-    ``WorkerAdapter.run_expected``) is held as ``None`` in ``items`` and made into its
-    ``Outcome`` (``passed``, actual the case's expected value) only when asked for:
-    the CLI writes such a pass's results line straight from its case
+    ``WorkerAdapter.run_expected``) is held as ``None`` in ``items``, and the pass of
+    an expected error as the error's body (a ``dict``: its actual is ``{"error":
+    body}``); each is made into its ``Outcome`` (``passed``) only when asked for: the
+    CLI writes such a pass's results line straight from its case
     (``runners._stream.encode_chunk``), so a healthy run makes no object per case
     and platform for it. To everyone else it is a sequence of ``Outcome``.
     """
 
     __slots__ = ("cases", "items", "platform")
 
-    def __init__(
-        self, cases: Sequence[Case], platform: str, items: Sequence[Outcome | None]
-    ) -> None:
+    def __init__(self, cases: Sequence[Case], platform: str, items: Sequence[Item]) -> None:
         self.cases = cases
         self.platform = platform
-        self.items = items  # items[i] is cases[i]'s; None: passed, as expected
+        self.items = items  # items[i] is cases[i]'s (see Item)
 
     def __len__(self) -> int:
         return len(self.items)
@@ -195,10 +199,9 @@ class Outcomes(Sequence[Outcome]):
         if isinstance(index, slice):
             return list(_made(self.cases[index], self.platform, self.items[index]))
         item = self.items[index]
-        if item is None:
-            case = self.cases[index]
-            return passed(case, self.platform, case.expected)
-        return item
+        if type(item) is Outcome:
+            return item
+        return _pass(self.cases[index], self.platform, item)
 
     def __iter__(self) -> Iterator[Outcome]:
         return _made(self.cases, self.platform, self.items)
@@ -214,11 +217,18 @@ class Outcomes(Sequence[Outcome]):
         return f"Outcomes({list(self)!r})"
 
 
-def _made(
-    cases: Sequence[Case], platform: str, items: Sequence[Outcome | None]
-) -> Iterator[Outcome]:
+def _pass(case: Case, platform: str, item: Item) -> Outcome:
+    if item is None:
+        return passed(case, platform, case.expected)
+    if type(item) is dict:
+        return passed(case, platform, {"error": item})
+    assert type(item) is Outcome
+    return item
+
+
+def _made(cases: Sequence[Case], platform: str, items: Sequence[Item]) -> Iterator[Outcome]:
     for case, item in zip(cases, items, strict=True):
-        yield passed(case, platform, case.expected) if item is None else item
+        yield item if type(item) is Outcome else _pass(case, platform, item)
 
 
 def _envelope(response: Mapping[str, Any]) -> Any:

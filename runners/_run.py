@@ -22,7 +22,7 @@ from adapters.protocol import (
     crash,
 )
 
-from ._outcomes import Judgement, Outcome, Outcomes, expected_error, passed, unjudged
+from ._outcomes import Item, Judgement, Outcome, Outcomes, expected_error, unjudged
 from ._schemas import input_problem
 from ._variants import expand
 from ._vectors import Case, VectorFile
@@ -113,7 +113,7 @@ def run_cases(
 
 def _run_cases(
     platform: StartedPlatform, vector_file: VectorFile, cases: Sequence[Case]
-) -> list[Outcome | None]:
+) -> list[Item]:
     name = platform.name
     if platform.implementation is None or platform.adapter is None:
         return [
@@ -242,7 +242,7 @@ def _own_request(case: Case, expect: bool) -> Request:
 
 def _run_own_inputs(
     adapter: Adapter, name: str, cases: Sequence[Case], rules: Sequence[dict[str, Any]]
-) -> list[Outcome | None]:
+) -> list[Item]:
     """Each case run on its own input (a file without variants), in batches of about
     BATCH_BYTES; request i is case i's, so no bookkeeping per request.
 
@@ -250,11 +250,11 @@ def _run_own_inputs(
     that is that output (``None`` from ``run_marked_in_order``: its text was the
     expected text, compared by the adapter or by the harness's own child) is a pass
     with nothing judged, held as ``None`` (``Outcomes``); the expected error is a pass
-    too (judged by its code, as ``Judgement`` judges it: ``passed``); any other answer
-    goes through a ``Judgement``.
+    too (judged by its code, as ``Judgement`` judges it), held as its body; any other
+    answer goes through a ``Judgement``.
     """
     expect = not rules
-    outcomes: list[Outcome | None] = []
+    outcomes: list[Item] = []
     start = size = 0
     last = len(cases)
     for end, case in enumerate(cases, 1):
@@ -296,7 +296,7 @@ def _run_own_inputs(
                 and "crash" not in response
                 and expected_error(c.error, response["error"])
             ):
-                append(passed(c, name, {"error": response["error"]}))
+                append(cast("dict[str, Any]", response["error"]))  # passed (Outcomes. Item)
             else:
                 append(_judged(c, name, rules, response))
     return outcomes

@@ -31,7 +31,7 @@ from ._compare import MISSING
 from ._gate import in_shard
 from ._ledger import LedgerGate
 from ._meta import VectorsDigest, digest_lines
-from ._outcomes import Outcome, Outcomes, passed, unjudged
+from ._outcomes import Item, Outcome, Outcomes, unjudged
 from ._report import Problems, Tally, case_key
 from ._results_file import ResultsWriter, compact_json, json_string
 from ._run import StartedPlatform, run_cases, start_platform
@@ -206,7 +206,7 @@ def encode_chunk(
         passes = 0
         if type(per_platform) is Outcomes:
             name = per_platform.platform
-            items: Sequence[Outcome | None] = per_platform.items
+            items: Sequence[Item] = per_platform.items
             item_cases: Sequence[Case] = per_platform.cases
         else:
             name = per_platform[0].platform if per_platform else ""
@@ -215,8 +215,8 @@ def encode_chunk(
         # case's hash: written here from the case, with no outcome made for it.
         tail = f',"platform":{_STRING(name)},"status":"pass","actual":'
         domain = head = ""
-        for index, o in enumerate(items):
-            if o is None:  # passed as expected (Outcomes)
+        for index, item in enumerate(items):
+            if type(item) is not Outcome:  # passed, held as the case's (Outcomes' Item)
                 case = item_cases[index]
                 case_id = case.id
                 if case_id not in odd and not named(case.domain, case_id):
@@ -225,15 +225,21 @@ def encode_chunk(
                         if case.domain != domain:
                             domain = case.domain
                             head = f'{{"domain":{_STRING(domain)},"case":'
-                        wanted = case.expected_json
+                        if item is None:  # the expected output
+                            wanted = case.expected_json
+                            actual = _ENCODE(case.expected) if wanted is None else wanted
+                        else:  # the expected error, this body
+                            actual = f'{{"error":{_ENCODE(item)}}}'
                         # The hash is a hex digest: a JSON string as it is.
                         lines.append(
                             f'{head}{_STRING(case_id)},"case_hash":"{case.content_hash()}"{tail}'
-                            f'{_ENCODE(case.expected) if wanted is None else wanted},"diff":[]}}'
+                            f'{actual},"diff":[]}}'
                         )
                     continue
-                o = passed(case, name, case.expected)
-            elif o.status == "pass" and o.case not in odd and not named(o.domain, o.case):
+                o = per_platform[index]
+            else:
+                o = item
+            if o.status == "pass" and o.case not in odd and not named(o.domain, o.case):
                 passes += 1
                 if lines_wanted:
                     lines.append(_pass_line(o, heads, by_case.get(o.case)))
@@ -392,7 +398,7 @@ def _pass_line(o: Outcome, heads: dict[str, str], case: Case | None = None) -> s
 def _made(outcomes: Sequence[Outcome]) -> Iterator[Outcome]:
     """The outcomes already made (not the passes ``Outcomes`` holds as None)."""
     if type(outcomes) is Outcomes:
-        return (o for o in outcomes.items if o is not None)
+        return (o for o in outcomes.items if type(o) is Outcome)
     return iter(outcomes)
 
 

@@ -22,7 +22,7 @@ from adapters.protocol import OutputAsExpected, Request
 from adapters.python import PythonAdapter
 from adapters.served import served
 from adapters.worker import WorkerAdapter
-from runners._outcomes import Outcome, Outcomes, passed
+from runners._outcomes import Item, Outcome, Outcomes, passed
 from runners._run import _own_request, run_cases, start_platform
 from runners._stream import encode_chunk
 from runners._vectors import Case, VectorFile, load_vector_file
@@ -97,10 +97,11 @@ def test_acknowledgements_of_a_file_with_comparison_rules_are_no_answers(pkce: V
 def test_a_marked_pass_is_the_outcome_made_before(pkce: VectorFile) -> None:
     cases = pkce.cases[:4]
     failing = Outcome(cases[2].domain, cases[2].id, cases[2].content_hash(), "p", "fail", {"x": 1})
-    outcomes = Outcomes(cases, "p", [None, None, failing, None])
+    error = {"code": "invalid_verifier", "message": "too short"}
+    outcomes = Outcomes(cases, "p", [None, None, failing, error])
     made = [passed(cases[0], "p", cases[0].expected), passed(cases[1], "p", cases[1].expected)]
     assert len(outcomes) == 4
-    assert list(outcomes) == [*made, failing, passed(cases[3], "p", cases[3].expected)]
+    assert list(outcomes) == [*made, failing, passed(cases[3], "p", {"error": error})]
     assert outcomes[0] == made[0]
     assert outcomes[2] is failing
     assert outcomes[:2] == made
@@ -117,11 +118,13 @@ def test_a_marked_pass_is_the_outcome_made_before(pkce: VectorFile) -> None:
 
 
 def _mixed(cases: tuple[Case, ...], platform: str) -> Outcomes:
-    """Marked passes, an expected error passed, a failure, in the order of ``cases``."""
-    items: list[Outcome | None] = []
+    """Marked passes, expected errors passed (held as their body, or made), failures,
+    in the order of ``cases``."""
+    items: list[Item] = []
     for index, case in enumerate(cases):
         if case.expects_error:
-            items.append(passed(case, platform, {"error": {"code": case.error, "message": "m"}}))
+            body = {"code": case.error, "message": f"m\u00e9 {index}"}
+            items.append(body if index % 2 else passed(case, platform, {"error": body}))
         elif index % 5 == 3:
             items.append(
                 Outcome(case.domain, case.id, case.content_hash(), platform, "fail", {"y": 2})
@@ -146,6 +149,7 @@ def test_encode_chunk_writes_marked_passes_as_the_outcomes_they_stand_for(
     slow = encode_chunk(cases, [list(first), list(second)], names, lines_wanted)
     assert fast == slow
     assert fast.platforms[1][1] > 0  # passes written from the cases
+    assert sum(1 for i in first.items if type(i) is dict) > 1  # errors held as bodies
     assert fast.failed == sum(1 for o in first if o.status == "fail")
 
 
@@ -157,9 +161,10 @@ def test_served_results_are_the_bytes_the_in_process_judgement_writes(pkce: Vect
         marked = run_cases(start_platform("python", adapter), pkce, pkce.cases)
     finally:
         adapter.stop()
-    assert None in marked.items  # the fast path was taken
+    assert None in marked.items  # the fast paths were taken
+    assert any(type(i) is dict for i in marked.items)
     judged = run_cases(start_platform("python", PythonAdapter()), pkce, pkce.cases)
-    assert None not in judged.items
+    assert None not in judged.items  # in process, every output is judged
 
     def never(domain: str, case: str) -> bool:
         return False
