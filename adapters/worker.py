@@ -705,7 +705,6 @@ class WorkerAdapter:
         self._busy = True
         start = len(responses)  # requests[i] is sent.requests[start + i]
         worker.send(sent.lines[start : start + len(requests)])
-        batch_ids: dict[str, int] | None = None  # made when a line is out of turn
         expected = sent.expected
         timeout = self.timeout
         ready = worker.ready
@@ -748,9 +747,7 @@ class WorkerAdapter:
                 self._consecutive_failures = 0
                 matched = False
             case_id = request["id"]
-            if batch_ids is None:
-                batch_ids = {r["id"]: i for i, r in enumerate(requests)}
-            outcome = self._next_response(worker, line, case_id, index, batch_ids)
+            outcome = self._next_response(worker, line, case_id, index, requests)
             if isinstance(outcome, _Failure):
                 worker.kill()
                 self._worker = None
@@ -781,7 +778,7 @@ class WorkerAdapter:
         line: bytes | _TimedOut | None,
         case_id: str,
         index: int,
-        batch_ids: dict[str, int],
+        requests: Sequence[Request],
     ) -> Response | _Failure:
         """The response for ``case_id`` from ``line`` (the worker's next), or what went wrong."""
         if isinstance(line, _TimedOut):
@@ -802,6 +799,7 @@ class WorkerAdapter:
             )
         got = answer.get("id") if isinstance(answer, dict) else None
         if got != case_id:
+            batch_ids = {r["id"]: i for i, r in enumerate(requests)}  # out of turn: rare
             shown = got if isinstance(got, str) else json.dumps(got)
             later = isinstance(got, str) and batch_ids.get(got, -1) > index
             if later:
