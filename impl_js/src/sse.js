@@ -525,7 +525,9 @@ export class SseFrameBuffer {
 // this, the first stream decides the optimized code, and a later stream with
 // other shapes (a CR, an `id` or `retry` line) deoptimizes it mid-stream; in
 // the benchmark's full runs that made the mixed-endings ratio swing between
-// processes (bench/README.md, "JS SSE").
+// processes (bench/README.md, "JS SSE"). Large chunks and a pending line ended
+// by a CRLF are fed too, so that `feed` and #finishPending, once optimized,
+// are not deoptimized by the first large chunk or CRLF at a chunk's start.
 {
   const encoder = new TextEncoder();
   const pieces = [
@@ -534,11 +536,19 @@ export class SseFrameBuffer {
     "\nevent: e\rid: 1\r\nid: a\u0000b\nretry: 5\n", // ends with a block holding a retry
     "\nid\r\rdata\nevent\nretry\nretry: 12345678901\r",
     "x: y\n\r\n",
+    "data: q", // a line completed by a CRLF in the next chunk
+    "r\r\nid: 2\r",
+    "\nt", // the LF of a CRLF, then one code unit of a line
+    "\n\n",
   ].map((piece) => encoder.encode(piece));
+  // Large chunks (#decodeFast), the first ending inside a character.
+  const large = encoder.encode(`${"data: \u20ac abc\r\n".repeat(550)}\n`); // 15 bytes a line
+  const largePieces = [large.subarray(0, 15 * 275 + 7), large.subarray(15 * 275 + 7)]; // cut after the euro sign's first byte
   const bytes = encoder.encode("id: \u20ac\r\n\r\ndata\n\n");
   const buffer = new SseFrameBuffer(); // each round leaves no line or block pending
   for (let i = 0; i < 20; i += 1) {
     for (const piece of pieces) buffer.feed(piece);
+    if (i === 0) for (const piece of largePieces) buffer.feed(piece); // 4 KB each: once suffices
     buffer.feed(new Uint8Array(0));
     for (let at = 0; at < bytes.length; at += 1) buffer.feed(bytes.subarray(at, at + 1)); // c1 feeding
   }
