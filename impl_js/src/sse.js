@@ -6,7 +6,7 @@
 // U+FFFD, SSE-11): one streaming TextDecoder (ICU in Node) for small chunks,
 // and for chunks of FAST_DECODE_MIN bytes or more `buffer.transcode` (simdutf
 // in Node 20, ~1.7x faster per byte; the decoding is then ~30% of this parser's
-// time on 64 KiB chunks, against ~45% with the TextDecoder) up to the chunk's
+// time on 64 KiB chunks, against ~40% with the TextDecoder) up to the chunk's
 // last complete character. transcode accepts only well-formed UTF-8, which
 // every conforming decoder decodes alike; on anything else the chunk, and the
 // rest of the stream, go to the TextDecoder. The decoders keep a BOM and the
@@ -80,16 +80,27 @@ const TRANSCODE_IS_STRICT = (() => {
       return null;
     }
   };
-  const illFormed = [[0xed, 0xa0, 0x80], [0xc0, 0x80], [0xe0, 0x80, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x41, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80]];
-  return illFormed.every((bytes) => decodes(bytes) === null) && decodes([0xef, 0xbb, 0xbf, 0x41, 0xf0, 0x9f, 0x98, 0x80, 0xc3, 0xa9]) === "\ufeffA\u{1f600}\u00e9";
+  const illFormed = [
+    [0xed, 0xa0, 0x80], // a surrogate
+    [0xc0, 0x80], // overlong
+    [0xe0, 0x80, 0x80], // overlong
+    [0xf4, 0x90, 0x80, 0x80], // above U+10FFFF
+    [0xe2, 0x82], // truncated
+    [0x41, 0x80], // a stray continuation byte
+    [0xf8, 0x88, 0x80, 0x80, 0x80], // a five-byte form
+  ];
+  const wellFormed = [0xef, 0xbb, 0xbf, 0x41, 0xf0, 0x9f, 0x98, 0x80, 0xc3, 0xa9];
+  return illFormed.every((bytes) => decodes(bytes) === null) && decodes(wellFormed) === "\ufeffA\u{1f600}\u00e9";
 })();
 
 /**
  * The index where the last UTF-8 sequence of `bytes` starts if it is a lead
  * byte with fewer continuation bytes after it than it announces (the rest of
- * the character is in the next chunk), else the length. Ill-formed endings
- * (a stray continuation byte, an invalid lead) give the length: the strict
- * decoder then rejects the chunk.
+ * the character is in the next chunk), else the length. Exactness does not
+ * depend on it: more than 3 continuation bytes at the end give the length (the
+ * strict decoder then rejects the chunk), and an invalid lead byte (C0, C1,
+ * F5-FF) near the end is held back like a valid one and rejected with the next
+ * chunk.
  * @param {Uint8Array} bytes
  * @returns {number}
  */
