@@ -654,8 +654,23 @@ def load_vector_file(path: Path) -> VectorFile:
     """
     data, text, members = _read(path)
     with _collector_paused():
-        loaded = _load_plain(path, data, text, members)
-        return loaded if loaded is not None else _load_checked(path, data, text)
+        suspicions = _Suspicions()
+        try:
+            document = json.loads(
+                text,
+                parse_constant=_reject_constant,
+                parse_int=suspicions.integer,
+                parse_float=suspicions.number,
+            )
+        except ValueError:  # not JSON, or not vector JSON: the checked path says where
+            document = None
+        # A large file's bytes and text (4 bytes a character, with one emoji) are not held
+        # while its cases are made: the checked path, when it runs, reads the file again.
+        plain = document is not None and not suspicions.any and not _surrogate_escaped(data)
+        del data, text
+        loaded = _load_plain(path, document, suspicions, members) if plain else None
+        del document
+        return loaded if loaded is not None else _load_checked(path)
 
 
 _ids = operator.itemgetter("id")
@@ -664,27 +679,20 @@ _clauses = operator.itemgetter("clauses")
 _sources = operator.itemgetter("source")
 
 
-def _load_plain(path: Path, data: bytes, text: str, members: int) -> VectorFile | None:
+def _load_plain(
+    path: Path, document: Any, suspicions: _Suspicions, members: int
+) -> VectorFile | None:
     """The usual file, valid in every respect, loaded by checks that each answer for
     all of its cases at once; None whenever one of them says no, or cannot tell
     (``_load_checked`` then decides, and says where and why).
 
-    The file is parsed as plain JSON: duplicate keys are found by counting object
-    members (the parsed document's against the colons outside strings in the text:
-    a key given twice is one member fewer). The cases' members are counted on their
-    canonical texts, made for the content hash anyway.
+    ``document`` is the file parsed as plain JSON with nothing I-JSON would refuse
+    (no number ``suspicions``, no lone surrogate escape): duplicate keys are found by
+    counting object members (the parsed document's against the colons outside strings
+    in the text, ``members``: a key given twice is one member fewer). The cases'
+    members are counted on their canonical texts, made for the content hash anyway.
     """
-    suspicions = _Suspicions()
-    try:
-        document = json.loads(
-            text,
-            parse_constant=_reject_constant,
-            parse_int=suspicions.integer,
-            parse_float=suspicions.number,
-        )
-    except ValueError:  # not JSON, or not vector JSON
-        return None
-    if suspicions.any or _surrogate_escaped(data) or type(document) is not dict:
+    if type(document) is not dict:
         return None
     domain = document.get("domain")
     if type(domain) is not str or not _KEBAB.fullmatch(domain):
@@ -711,7 +719,7 @@ def _load_plain(path: Path, data: bytes, text: str, members: int) -> VectorFile 
             base = f"/cases/{index}"
             if next(_variant_problems(path, raw["id"], base, raw["input"], variants), None):
                 return None
-    cases, canonicals = _cases(domain, path, raw_cases, floats=suspicions.floats)
+    cases, values_members, texted = _cases(domain, path, raw_cases, floats=suspicions.floats)
     # Every object of the document: the file's own (and its tags, rules, variants), each
     # case and its source, and the objects in each case's input and expected value (a
     # canonical text has two members of its own: input, and expected or error).
@@ -720,10 +728,9 @@ def _load_plain(path: Path, data: bytes, text: str, members: int) -> VectorFile 
         + sum(_members(value) for key, value in document.items() if key != "cases")
         + sum(map(len, raw_cases))
         + sum(map(len, map(_sources, raw_cases)))
-        + _outside_strings(b"".join(canonicals), _NOT_COLON_OR_QUOTE).count(b":")
-        - 2 * len(canonicals)
+        + values_members
     )
-    if len(canonicals) != len(cases) or parsed != members:
+    if texted != len(cases) or parsed != members:
         return None  # a duplicate key (or a value with no JSON text)
     return VectorFile(
         path=path,
@@ -745,9 +752,11 @@ def _members(value: Any) -> int:
     return 0
 
 
-def _load_checked(path: Path, data: bytes, text: str) -> VectorFile:
+def _load_checked(path: Path) -> VectorFile:
     """``load_vector_file`` checking everything case by case, naming every problem."""
+    data, text, _ = _read(path)
     document, suspect = _parse_checked(path, data, text)
+    del data, text
     problems: list[Problem] = []
     for where, message in _not_i_json(document, "") if suspect else ():
         parts = parse_pointer(where)
@@ -817,7 +826,7 @@ def _load_checked(path: Path, data: bytes, text: str) -> VectorFile:
         raise VectorFileError(problems)
 
     assert isinstance(domain, str)  # the vector-file schema passed
-    cases, _ = _cases(domain, path, document["cases"], floats=True)
+    cases, _, _ = _cases(domain, path, document["cases"], floats=True)
     return VectorFile(
         path=path,
         domain=domain,
@@ -831,11 +840,13 @@ def _load_checked(path: Path, data: bytes, text: str) -> VectorFile:
 
 def _cases(
     domain: str, path: Path, raw_cases: list[dict[str, Any]], floats: bool
-) -> tuple[tuple[Case, ...], list[bytes]]:
+) -> tuple[tuple[Case, ...], int, int]:
     """The file's cases, with what every run asks of each made here at once (the request's
     input text and size, the expected output's text, the content hash): set in the
-    instance dict, where ``Case``'s cached properties would put them. Also each case's
-    canonical text (what its hash is of), for ``_load_plain``'s count of object members.
+    instance dict, where ``Case``'s cached properties would put them. Also, for
+    ``_load_plain``'s count of object members, the members of the objects in the cases'
+    inputs and expected values (counted on their canonical texts, what their hashes are
+    of) and how many cases have those texts.
 
     The texts are ``json.dumps``'s (compact, ``ensure_ascii=False``; sorted keys for the
     canonical one). Without ``floats`` in the file they are made by orjson, whose text
@@ -846,8 +857,12 @@ def _cases(
     dumps, sort_keys = orjson.dumps, orjson.OPT_SORT_KEYS
     sha256 = hashlib.sha256
     cases: list[Case] = []
-    canonicals: list[bytes] = []
-    append, keep = cases.append, canonicals.append
+    # The canonical texts' members are counted a few hundred KiB at a time: held to the
+    # end, they were 10% of a file's peak memory. (orjson's bytes objects hold a 4 KiB
+    # buffer each: copied out at once.)
+    canonicals = bytearray()
+    members = texted = 0
+    append = cases.append
     new, set_dict = Case.__new__, object.__setattr__
     for raw in raw_cases:
         case_input = raw["input"]
@@ -889,10 +904,15 @@ def _cases(
         values["input_size"] = len(texts[0])
         values["expected_json"] = texts[1]
         values["_content_hash"] = sha256(texts[2]).hexdigest()
-        keep(texts[2])
+        canonicals += texts[2]
+        texted += 1
+        if len(canonicals) > 1 << 18:
+            members += _outside_strings(bytes(canonicals), _NOT_COLON_OR_QUOTE).count(b":")
+            canonicals.clear()
         set_dict(case, "__dict__", values)
         append(case)
-    return tuple(cases), canonicals
+    members += _outside_strings(bytes(canonicals), _NOT_COLON_OR_QUOTE).count(b":")
+    return tuple(cases), members - 2 * texted, texted
 
 
 def _python_texts(

@@ -20,6 +20,8 @@ from runners._vectors import (
     _members,
     _outside_strings,
     _read,
+    _surrogate_escaped,
+    _Suspicions,
     load_vector_file,
     load_vectors,
 )
@@ -29,7 +31,11 @@ from runners.exceptions import VectorFileError
 def plain(path: Path) -> Any:
     """What the quick path makes of a file (None: it leaves it to the checked path)."""
     data, text, members = _read(path)
-    return _load_plain(path, data, text, members)
+    suspicions = _Suspicions()
+    document = json.loads(text, parse_int=suspicions.integer, parse_float=suspicions.number)
+    if suspicions.any or _surrogate_escaped(data):
+        return None
+    return _load_plain(path, document, suspicions, members)
 
 
 def problems_of(path: Path) -> list[tuple[str | None, str, str]]:
