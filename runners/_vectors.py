@@ -868,51 +868,78 @@ def _cases(
         case_input = raw["input"]
         expected = raw.get("expected")
         error = raw.get("error")
-        case = new(Case)
-        values = {
-            "domain": domain,
-            "id": raw["id"],
-            "description": raw["description"],
-            "tags": tuple(raw["tags"]),
-            "source": raw["source"],
-            "clauses": tuple(raw["clauses"]),
-            "input": case_input,
-            "expected": expected,
-            "error": error,
-            "path": path,
-        }
-        texts = None
+        texts: tuple[str, str | None, bytes] | None = None
         if not floats:
             try:
-                input_json = dumps(case_input).decode()
                 if error is None:
-                    expected_json: str | None = dumps(expected).decode()
-                    whole = {"expected": expected, "input": case_input}
+                    texts = (
+                        dumps(case_input).decode(),
+                        dumps(expected).decode(),
+                        dumps({"expected": expected, "input": case_input}, option=sort_keys),
+                    )
                 else:
-                    expected_json = None
-                    whole = {"error": error, "input": case_input}
-                texts = input_json, expected_json, dumps(whole, option=sort_keys)
+                    texts = (
+                        dumps(case_input).decode(),
+                        None,
+                        dumps({"error": error, "input": case_input}, option=sort_keys),
+                    )
             except TypeError:  # e.g. a lone surrogate: Python's encoder says how
                 texts = None
         if texts is None:
             texts = _python_texts(case_input, expected, error)
-            if texts is None:  # not JSON: left to the properties (and adapters)
-                set_dict(case, "__dict__", values)
-                append(case)
-                continue
-        values["input_json"] = texts[0]
-        values["input_size"] = len(texts[0])
-        values["expected_json"] = texts[1]
-        values["_content_hash"] = sha256(texts[2]).hexdigest()
-        canonicals += texts[2]
+        case = new(Case)
+        if texts is None:  # not JSON: left to the properties (and adapters)
+            set_dict(case, "__dict__", _case_fields(domain, path, raw, case_input, expected, error))
+            append(case)
+            continue
+        input_json, expected_json, canonical = texts
+        # The fields as Case.__init__ sets them, then what its properties would compute.
+        set_dict(
+            case,
+            "__dict__",
+            {
+                "domain": domain,
+                "id": raw["id"],
+                "description": raw["description"],
+                "tags": tuple(raw["tags"]),
+                "source": raw["source"],
+                "clauses": tuple(raw["clauses"]),
+                "input": case_input,
+                "expected": expected,
+                "error": error,
+                "path": path,
+                "input_json": input_json,
+                "input_size": len(input_json),
+                "expected_json": expected_json,
+                "_content_hash": sha256(canonical).hexdigest(),
+            },
+        )
+        append(case)
+        canonicals += canonical
         texted += 1
         if len(canonicals) > 1 << 18:
             members += _outside_strings(bytes(canonicals), _NOT_COLON_OR_QUOTE).count(b":")
             canonicals.clear()
-        set_dict(case, "__dict__", values)
-        append(case)
     members += _outside_strings(bytes(canonicals), _NOT_COLON_OR_QUOTE).count(b":")
     return tuple(cases), members - 2 * texted, texted
+
+
+def _case_fields(
+    domain: str, path: Path, raw: dict[str, Any], case_input: Any, expected: Any, error: Any
+) -> dict[str, Any]:
+    """A case's fields as ``Case.__init__`` sets them (nothing computed ahead)."""
+    return {
+        "domain": domain,
+        "id": raw["id"],
+        "description": raw["description"],
+        "tags": tuple(raw["tags"]),
+        "source": raw["source"],
+        "clauses": tuple(raw["clauses"]),
+        "input": case_input,
+        "expected": expected,
+        "error": error,
+        "path": path,
+    }
 
 
 def _python_texts(
