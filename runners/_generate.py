@@ -112,6 +112,29 @@ class _Found(Exception):
 _INPUT_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
+def _not_json(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _record_encoder() -> Callable[[Any], str]:
+    """``_INPUT_ENCODER.encode`` for decoded records, by one C encoder made once.
+
+    ``JSONEncoder.encode`` makes a new C encoder per call and keeps a table of the
+    containers it is in (a circular-reference check): a third of encoding a
+    compaction input. A decoded record is a tree, and every record drawn is new.
+    """
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # no C accelerator
+        return _INPUT_ENCODER.encode
+    encoder = make(
+        None, _not_json, json.encoder.encode_basestring, None, ":", ",", False, False, False
+    )
+    return lambda value: "".join(encoder(value, 0))
+
+
+_encode_record = _record_encoder()
+
+
 class EncodedInput(dict[str, Any]):
     """A decoded input with its JSON text ``json`` (``_INPUT_ENCODER``'s), made once
     per record however often Hypothesis draws it again (see ``_remembering``).
@@ -385,7 +408,7 @@ def _remembering(decode: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
             if type(made) is dict:
                 # Not JSON (TypeError, ValueError): left plain, encode_request says why.
                 with contextlib.suppress(TypeError, ValueError):
-                    made = EncodedInput(made, _INPUT_ENCODER.encode(made))
+                    made = EncodedInput(made, _encode_record(made))
             memo[record] = made
             return made
 

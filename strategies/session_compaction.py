@@ -30,44 +30,55 @@ def _tokens(b: int) -> int:
     return _TOKENS[b % 5] if b < 40 else b % 201
 
 
-def _history(record: bytes) -> list[dict[str, Any]]:
+# Decoding is per record, and every record drawn is new: byte -> tokens and call ids
+# are looked up, not computed (tool results read up to 255 // 3 + 17).
+_TOKENS_OF = tuple(_tokens(b) for b in range(256))
+_CALL_IDS = tuple(f"c{i}" for i in range(2 * MAX_TURNS))
+
+
+def _history(record: bytes) -> tuple[list[dict[str, Any]], int]:
+    """The messages and their total token count."""
+    tokens_of = _TOKENS_OF
     shape = record[OPTIONS + 5]
     messages: list[dict[str, Any]] = []
+    append = messages.append
+    total = 0
     if shape & 1:
-        messages.append({"role": "system", "content": "sys", "token_count": _tokens(shape >> 1)})
+        total = tokens_of[shape >> 1]
+        append({"role": "system", "content": "sys", "token_count": total})
     calls = 0
-    for turn in range((shape >> 1) % (MAX_TURNS + 1)):
-        user, assistant, tools = record[TURNS + TURN_BYTES * turn : TURNS + TURN_BYTES * turn + 3]
-        messages.append({"role": "user", "content": "q", "token_count": _tokens(user)})
+    at = TURNS
+    for _ in range((shape >> 1) % (MAX_TURNS + 1)):
+        user, assistant, tools = record[at], record[at + 1], record[at + 2]
+        at += TURN_BYTES
+        count = tokens_of[user]
+        append({"role": "user", "content": "q", "token_count": count})
         # tools: the number of calls (0..2), their results' token counts, and now and
         # then an empty tool_calls list or an assistant follow-up after a result.
         n_calls = tools % 3
-        ids = [f"c{calls + i}" for i in range(n_calls)]
-        calls += n_calls
-        reply: dict[str, Any] = {
-            "role": "assistant",
-            "content": "a",
-            "token_count": _tokens(assistant),
-        }
-        if ids or tools >= 240:
+        reply_count = tokens_of[assistant]
+        total += count + reply_count
+        reply: dict[str, Any] = {"role": "assistant", "content": "a", "token_count": reply_count}
+        append(reply)
+        if n_calls:
+            ids = _CALL_IDS[calls : calls + n_calls]
+            calls += n_calls
             reply["tool_calls"] = [{"id": call, "name": "fs.read"} for call in ids]
-        messages.append(reply)
-        for i, call in enumerate(ids):
-            messages.append(
-                {
-                    "role": "tool",
-                    "content": "r",
-                    "token_count": _tokens(tools // 3 + 17 * i),
-                    "tool_call_id": call,
-                }
-            )
-        if ids and tools >= 216:
-            messages.append({"role": "assistant", "content": "a2", "token_count": 1})
+            for i, call in enumerate(ids):
+                count = tokens_of[tools // 3 + 17 * i]
+                total += count
+                append({"role": "tool", "content": "r", "token_count": count, "tool_call_id": call})
+            if tools >= 216:
+                total += 1
+                append({"role": "assistant", "content": "a2", "token_count": 1})
+        elif tools >= 240:
+            reply["tool_calls"] = []
     # Sometimes break it (COMP-4): a bad role, an orphan result, a summary flag, huge count.
     chance, where, kind = record[FLAW : FLAW + 3]
     if messages and chance % 5 == 4:
         i = where % len(messages)
         broken = dict(messages[i])
+        total -= broken["token_count"]
         flaw = _FLAWS[kind % len(_FLAWS)]
         if flaw == "role":
             broken["role"] = "developer"
@@ -79,14 +90,14 @@ def _history(record: bytes) -> list[dict[str, Any]]:
             broken["token_count"] = MAX_SAFE
         else:
             broken["token_count"] = -1
+        total += broken["token_count"]
         messages[i] = broken
-    return messages
+    return messages, total
 
 
 def decode(record: bytes) -> dict[str, Any]:
     budget, summary, compacted, reserve, flags = record[OPTIONS : OPTIONS + 5]
-    messages = _history(record)
-    total = sum(m["token_count"] for m in messages)
+    messages, total = _history(record)
     # Budgets around the trigger (total > 0.9 x max) and around the total itself.
     near = [total * 10 // 9 + d for d in (-1, 0, 1)] + [total + d for d in (-1, 0, 1)]
     near = [m for m in near if 0 <= m <= MAX_SAFE] or [0]
