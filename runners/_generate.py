@@ -135,18 +135,8 @@ def _record_encoder() -> Callable[[Any], str]:
 _encode_record = _record_encoder()
 
 
-class EncodedInput(dict[str, Any]):
-    """A decoded input with its JSON text ``json`` (``_INPUT_ENCODER``'s), made once
-    per record however often Hypothesis draws it again (see ``_remembering``).
-
-    To anything else it is the plain input; no one changes an input once made.
-    """
-
-    __slots__ = ("json",)
-
-    def __init__(self, case_input: dict[str, Any], text: str) -> None:
-        super().__init__(case_input)
-        self.json = text
+# A decoded input with its JSON text (made once per record, or by the module's decode).
+EncodedInput = strategies.Encoded
 
 
 def _exact(value: Any) -> bytes:

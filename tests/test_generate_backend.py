@@ -121,3 +121,21 @@ def test_a_moved_hypothesis_falls_back_to_its_own_backend_with_a_warning(
     monkeypatch.undo()
     assert _generate_backend._usable() is None  # this Hypothesis is the one read
     assert _generate_backend.backend() == _generate_backend.NAME
+
+
+@pytest.mark.parametrize("domain", ["session-compaction", "sse-frames", "backoff-timing"])
+def test_an_input_decoded_with_its_text_has_the_encoders_text(domain: str) -> None:
+    # A module's decode may write the input's JSON text itself (strategies.Encoded):
+    # it must be exactly what the search would have encoded, for every record.
+    module = strategies.load(domain)
+    rng = random.Random(11)
+    records = [bytes(module.RECORD), bytes([255]) * module.RECORD]
+    records += [rng.randbytes(module.RECORD) for _ in range(3_000)]
+    encoded = 0
+    for record in records:
+        case_input = module.decode(record)
+        if type(case_input) is strategies.Encoded:
+            encoded += 1
+            assert case_input.json == strategies.encode_input(dict(case_input)), record.hex()
+    if domain == "session-compaction":
+        assert encoded == len(records)
