@@ -139,3 +139,14 @@ def test_an_input_decoded_with_its_text_has_the_encoders_text(domain: str) -> No
             assert case_input.json == strategies.encode_input(dict(case_input)), record.hex()
     if domain == "session-compaction":
         assert encoded == len(records)
+
+
+def test_the_cyclic_collector_runs_seldom_during_a_search_and_as_before_after() -> None:
+    import gc
+
+    before = gc.get_threshold()
+    during: list[tuple[int, int, int]] = []
+    module = strategies.load("backoff-timing")
+    _drive(input_batches(module, 8), lambda _inputs: during.append(gc.get_threshold()), 3, SEED)
+    assert during and set(during) == {_generate.GC_THRESHOLD}
+    assert gc.get_threshold() == before
