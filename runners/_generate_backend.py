@@ -31,21 +31,26 @@ import random
 import warnings
 from collections import deque
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 NAME = "hanzo-records"
 READ_FROM = "6.170.17"
 
-try:
+_moved: str | None = None  # why the internals read are not there, if they are not
+if TYPE_CHECKING:
     from hypothesis.internal.conjecture.providers import (
         AVAILABLE_PROVIDERS,
         HypothesisProvider,
     )
-except ImportError as e:  # pragma: no cover - only when Hypothesis moves them
-    raise ImportError(
-        f"runners._generate_backend was read from Hypothesis {READ_FROM}, whose "
-        f"hypothesis.internal.conjecture.providers this one lacks ({e}): update the module"
-    ) from e
+else:
+    try:
+        from hypothesis.internal.conjecture.providers import (
+            AVAILABLE_PROVIDERS,
+            HypothesisProvider,
+        )
+    except ImportError as e:  # only when Hypothesis moves them: backend() falls back
+        AVAILABLE_PROVIDERS, HypothesisProvider = {}, object
+        _moved = f"hypothesis.internal.conjecture.providers has moved ({e})"
 
 _fallback_warned = False
 
@@ -115,6 +120,8 @@ class RecordProvider(HypothesisProvider):
 
 def _usable() -> str | None:
     """Why the provider cannot be used with this Hypothesis, or None."""
+    if _moved is not None:
+        return _moved
     if getattr(HypothesisProvider, "lifetime", None) != "test_case":
         return "HypothesisProvider's lifetime is no longer 'test_case'"
     if not callable(getattr(HypothesisProvider, "draw_bytes", None)):

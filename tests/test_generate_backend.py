@@ -150,3 +150,26 @@ def test_the_cyclic_collector_runs_seldom_during_a_search_and_as_before_after() 
     _drive(input_batches(module, 8), lambda _inputs: during.append(gc.get_threshold()), 3, SEED)
     assert during and set(during) == {_generate.GC_THRESHOLD}
     assert gc.get_threshold() == before
+
+
+def test_a_hypothesis_without_the_internals_read_still_searches_on_its_own_backend(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import builtins
+    import importlib.util
+
+    real_import = builtins.__import__
+
+    def without_providers(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "hypothesis.internal.conjecture.providers":
+            raise ImportError("no module named providers")
+        return real_import(name, *args, **kwargs)
+
+    spec = importlib.util.spec_from_file_location("moved_backend", _generate_backend.__file__)
+    assert spec is not None and spec.loader is not None
+    moved = importlib.util.module_from_spec(spec)
+    monkeypatch.setattr(builtins, "__import__", without_providers)
+    spec.loader.exec_module(moved)
+    monkeypatch.undo()
+    with pytest.warns(RuntimeWarning, match="providers has moved"):
+        assert moved.backend() == "hypothesis"
