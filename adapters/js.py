@@ -72,7 +72,20 @@ def _command() -> list[str]:
     return [find_node(), str(WORKER)]
 
 
+# The most answers the worker holds unwritten (worker.mjs MAX_HELD). It writes them
+# between cases only, so a case that hangs can leave up to this many answers before it
+# unwritten, and a timeout does not say which case hung.
+MAX_HELD = 64
+
+
 def create(*, timeout: float = 10.0) -> WorkerAdapter:
     """The ``js`` platform adapter; Node is located, and the worker spawned, in start()."""
     # The worker is the harness's own: it speaks the expect extension (docs/protocol.md).
-    return WorkerAdapter("js", _command, timeout=timeout, expect=True)
+    return WorkerAdapter(
+        "js",
+        _command,
+        timeout=timeout,
+        expect=True,
+        answers_in_groups=MAX_HELD,
+        held_while_running=True,
+    )

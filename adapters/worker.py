@@ -249,9 +249,14 @@ class _Worker:
             return None
 
     def kill_group(self) -> None:
-        """SIGKILL to every process of the worker's group (the worker, a wrapper's children)."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pgid, signal.SIGKILL)
+        """SIGKILL to every process of the worker's group (the worker, a wrapper's children),
+        and to the groups its descendants made (a hook or a wrapped worker in a session of
+        its own would otherwise outlive it, orphaned)."""
+        groups = _descendant_groups(self.proc.pid) if self.alive() else set()
+        groups.discard(os.getpgrp())
+        for pgid in (self.pgid, *groups):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pgid, signal.SIGKILL)
 
     def kill(self) -> None:
         """Kill the whole group and release the pipes without ever blocking for long."""
@@ -276,6 +281,39 @@ class _Worker:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(timeout=_STOP_GRACE_S)
         self.kill()
+
+
+def _descendant_groups(pid: int) -> set[int]:
+    """The process groups of ``pid``'s descendants, from /proc (empty where there is none).
+
+    Read before the kill: once ``pid`` dies its children are reparented and the link is gone.
+    """
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return set()
+    children: dict[int, list[int]] = {}
+    group_of: dict[int, int] = {}
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                line = stat.read()
+        except OSError:
+            continue  # ended meanwhile
+        # After the command name (which may hold spaces and parentheses): state, ppid, pgrp.
+        fields = line[line.rfind(b")") + 2 :].split()
+        child = int(name)
+        children.setdefault(int(fields[1]), []).append(child)
+        group_of[child] = int(fields[2])
+    groups: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            groups.add(group_of[child])
+            todo.append(child)
+    return groups
 
 
 def case_of(request_id: str) -> str:
@@ -307,12 +345,19 @@ class _Failure:
     """The worker failed while case ``case_id`` was in flight: kill it; maybe blame the case."""
 
     def __init__(
-        self, message: str, detail_head: str = "", *, blame: bool = True, died: bool = False
+        self,
+        message: str,
+        detail_head: str = "",
+        *,
+        blame: bool = True,
+        group_lost: bool = False,
     ) -> None:
         self.message = message
         self.detail_head = detail_head
         self.blame = blame  # False: a platform-level problem, the case in flight is sent again
-        self.died = died  # the worker exited: a group of answers may have died with it
+        # The worker exited, or was killed while it could not write: a group of answers
+        # may have been lost with it, so the case in flight is not known.
+        self.group_lost = group_lost
 
 
 class _Sent:
@@ -328,7 +373,7 @@ class _Sent:
 
 
 class _Isolate:
-    """The worker died with answers unwritten: run the unanswered requests alone."""
+    """The worker died or hung with answers unwritten: run the unanswered requests alone."""
 
     def __init__(self, message: str, detail: str) -> None:
         self.message = message
@@ -356,6 +401,9 @@ class WorkerAdapter:
     unanswered, the case it was running is not known: the unanswered requests (at
     most N + 1 of them) are run one at a time until one makes the worker exit
     again; that one is blamed, with its stderr, and the rest go back to batches.
+    ``held_while_running`` says such a worker cannot write its group while a case
+    runs (the JS worker has one thread): then a timeout leaves the hanging case
+    unknown as well, and is isolated the same way.
 
     ``expect`` offers the worker the expect extension after the handshake (only for
     the harness's own children: ``adapters/serve.py``, ``impl_js/conformance/worker.mjs``;
@@ -376,6 +424,7 @@ class WorkerAdapter:
         start_timeout: float | None = None,
         broken_after: int = BROKEN_AFTER,
         answers_in_groups: int = 0,
+        held_while_running: bool = False,
         expect: bool = False,
     ) -> None:
         if timeout <= 0:
@@ -386,6 +435,7 @@ class WorkerAdapter:
         self.start_timeout = float(start_timeout) if start_timeout else max(self.timeout, 10.0)
         self.broken_after = broken_after
         self.answers_in_groups = answers_in_groups
+        self.held_while_running = held_while_running
         self.expect = expect
         self.expecting: bool | None = None  # did the worker take it (None: not started yet)
         self.implementation: Implementation | None = None
@@ -669,7 +719,8 @@ class WorkerAdapter:
         """Append answers for a prefix of ``requests``: all of them, or up to the first failure.
 
         Returns the id of the case blamed for a failure, if one was, or ``_Isolate``
-        when a worker that answers in groups died with later requests unanswered.
+        when a worker that answers in groups died (or hung, see ``held_while_running``)
+        with later requests unanswered.
 
         A failure (EOF, timeout, garbage, wrong id) kills the worker; the caller restarts
         it. The case in flight gets a crash response, unless the failure was a stray or
@@ -714,10 +765,10 @@ class WorkerAdapter:
                 worker.kill()
                 self._worker = None
                 self._busy = False
-                if outcome.died and self.answers_in_groups and index < len(requests) - 1:
+                if outcome.group_lost and self.answers_in_groups and index < len(requests) - 1:
                     # The answers for the case in flight and a few after it may have died
-                    # unwritten with the worker: which case killed it is not known yet (the
-                    # runs alone will tell, and count toward ``broken_after``).
+                    # unwritten with the worker: which case killed (or hung) it is not known
+                    # yet (the runs alone will tell, and count toward ``broken_after``).
                     return _Isolate(outcome.message, self._detail(worker, outcome.detail_head))
                 self._failed(outcome.message)
                 if outcome.blame:
@@ -746,11 +797,11 @@ class WorkerAdapter:
             message = f"no response within {self.timeout} s for case {case_id}"
             if self._answers_at_eof(worker):
                 message += f"; {FLUSH_HINT}"
-            return _Failure(message, "worker killed")
+            return _Failure(message, "worker killed", group_lost=self.held_while_running)
         if line is _EOF:
             code = worker.exit_code()
             return _Failure(
-                f"worker exited with code {code} while running case {case_id}", died=True
+                f"worker exited with code {code} while running case {case_id}", group_lost=True
             )
         try:
             answer = _decode(line)
