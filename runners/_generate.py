@@ -12,6 +12,7 @@ reference.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import itertools
 import json
@@ -305,6 +306,13 @@ MAX_BATCH_BYTES = 7_000
 GROUP_BYTES = 160
 
 
+@functools.cache
+def _blob(size: int) -> st.SearchStrategy[bytes]:
+    # Made once per size: st.binary's own cache costs argument checks on every call,
+    # and a batch draws dozens of byte strings.
+    return st.binary(min_size=size, max_size=size)
+
+
 @st.composite
 def _record_batches(
     draw: st.DrawFn,
@@ -341,7 +349,7 @@ def _record_batches(
     drawn = sent = 0
     while drawn < stop:
         n = min(group, stop - drawn)
-        blob = draw(st.binary(min_size=n * record, max_size=n * record))
+        blob = draw(_blob(n * record))
         cut = [blob[i * record : (i + 1) * record] for i in range(max(0, start - drawn), n)]
         # While generating, an input the search ran before is not run again: a seed's
         # first batch is all zero records, steering redraws records with small changes,
