@@ -41,3 +41,75 @@ test("a very long line in two-byte chunks keeps its order", () => {
   for (let i = 0; i < bytes.length; i += 2) chunks.push(bytes.subarray(i, i + 2));
   assert.deepEqual(feedAll(chunks), [{ event: value(30_001), data: "x", id: null, retry: null }]);
 });
+
+// SSE-11 for chunks of 4 KiB or more, which are decoded in one piece up to their
+// last complete character (the streaming decoder keeps the rest): the frames are
+// the same as with one-byte chunks (always the streaming decoder), and ill-formed
+// bytes become U+FFFD as the WHATWG UTF-8 decoder makes them.
+
+const BIG = 5000;
+
+/** `data: ` and `n` ASCII letters, so a chunk boundary after it falls where the test puts it. */
+function filler(n) {
+  return encoder.encode(`data: ${value(n).replaceAll("\u20ac", "e")}\n`);
+}
+
+/** @param {...(Uint8Array | number[])} parts */
+function concat(...parts) {
+  return Uint8Array.from(parts.flatMap((part) => Array.from(part)));
+}
+
+test("a character split between two large chunks, at every byte of it", () => {
+  for (const char of ["\u00e9", "\u20ac", "\u{1f600}"]) {
+    const head = filler(BIG);
+    const stream = concat(head, encoder.encode(`data: ${char}x\r\n\r\n`));
+    const want = [{ event: null, data: `${value(BIG).replaceAll("\u20ac", "e")}\n${char}x`, id: null, retry: null }];
+    const charAt = head.length + 6;
+    for (let cut = charAt; cut <= charAt + encoder.encode(char).length; cut += 1) {
+      // Then a large chunk, or a small one (the rest of the character goes through the streaming decoder).
+      const tails = [[stream.subarray(cut)], Array.from(stream.subarray(cut), (b) => Uint8Array.of(b))];
+      for (const tail of tails) {
+        assert.deepEqual(feedAll([stream.subarray(0, cut), ...tail]), want, `${char} cut at +${cut - charAt}`);
+      }
+    }
+  }
+});
+
+test("a large chunk's memory reused after feed does not change the split character", () => {
+  const bytes = concat(filler(BIG), encoder.encode("data: \u20ac\n\n"));
+  const buffer = new SseFrameBuffer();
+  const scratch = bytes.slice(0, bytes.length - 3);
+  const frames = buffer.feed(scratch); // ends after the first byte of the euro sign
+  scratch.fill(0x41);
+  frames.push(...buffer.feed(bytes.subarray(bytes.length - 3)));
+  assert.equal(frames.length, 1);
+  assert.equal(frames[0]?.data.slice(-2), "\n\u20ac");
+});
+
+test("ill-formed UTF-8 in and at the end of large chunks becomes U+FFFD as WHATWG says", () => {
+  const head = filler(BIG);
+  const text = value(BIG).replaceAll("\u20ac", "e");
+  /** @type {[string, Uint8Array[], string][]} */
+  const cases = [
+    ["an invalid byte", [concat(head, [0x64, 0x61, 0x74, 0x61, 0x3a, 0x61, 0xff, 0x62, 0x0a, 0x0a])], "a\ufffdb"],
+    ["a surrogate", [concat(head, [0x64, 0x61, 0x74, 0x61, 0x3a, 0xed, 0xa0, 0x80, 0x0a, 0x0a])], "\ufffd\ufffd\ufffd"],
+    // E2 82 is one maximal subpart: one U+FFFD, then the A.
+    ["a truncated sequence before the next chunk's ASCII", [concat(head, [0x64, 0x61, 0x74, 0x61, 0x3a, 0xe2, 0x82]), concat([0x41, 0x0a, 0x0a], head)], "\ufffdA"],
+    // E0 then 80: 80 cannot follow E0, so both bytes are replaced.
+    ["a lead byte whose next byte cannot follow it", [concat(head, [0x64, 0x61, 0x74, 0x61, 0x3a, 0xe0]), concat([0x80, 0x0a, 0x0a], head)], "\ufffd\ufffd"],
+  ];
+  for (const [what, chunks, data] of cases) {
+    const frames = feedAll([...chunks, encoder.encode("\n\n")]);
+    assert.equal(frames[0]?.data, `${text}\n${data}`, what);
+    // Later large chunks (after the ill-formed one) still decode.
+    if (chunks.length === 2) assert.equal(frames[1]?.data, text, `${what}: the next block`);
+  }
+});
+
+test("a BOM starting a large first chunk is dropped, a later one kept", () => {
+  const bytes = concat([0xef, 0xbb, 0xbf], filler(BIG), [0xef, 0xbb, 0xbf], encoder.encode(": x\n\n"));
+  assert.deepEqual(feedAll([bytes]), [{ event: null, data: value(BIG).replaceAll("\u20ac", "e"), id: null, retry: null }]);
+  const second = concat(filler(BIG), [0xef, 0xbb, 0xbf], encoder.encode("data: y\n\n"));
+  // The kept BOM starts the second line, whose name is then not `data` (SSE-7e).
+  assert.deepEqual(feedAll([second]), [{ event: null, data: value(BIG).replaceAll("\u20ac", "e"), id: null, retry: null }]);
+});
