@@ -1,11 +1,12 @@
 """Differential cases per second of ``hanzo-conformance generate``, per domain.
 
 One case = one distinct generated input, run on python (the reference), rust and
-js, and compared. Inputs Hypothesis draws again within a search are not run again
-and not counted ("drawn" counts them: most draws are repeats). The search is the
-real one (``runners._generate.Search``: Hypothesis drawing batches, one
-``Adapter.run`` per platform per batch, comparison, clause attribution and
-``target()``), with no platform disagreeing, so no shrinking.
+js, and compared. Inputs drawn again within a search are not run again and not
+counted ("drawn" counts every draw: the all-zero first batch and steering's variants
+repeat a few). The search is the real one (``runners._generate.Search``: Hypothesis
+on the search's backend drawing batches, one ``Adapter.run`` per platform per
+chunk, comparison, clause attribution, ``target()`` and steering), with no platform
+disagreeing, so no shrinking.
 
     .venv/bin/python bench/generate_throughput.py [--domain D ...] [--examples N] [--batch B]
         [--in-process] [--repeat R]

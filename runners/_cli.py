@@ -356,6 +356,14 @@ def cmd_expectations(args: argparse.Namespace) -> int:
         platform = names[0]
     if platform not in doc["summary"]["platforms"]:
         raise HarnessError(f"{args.results} has no results for platform {platform!r}")
+    info = doc["summary"]["platforms"][platform]
+    if info.get("failure") or info.get("broken"):
+        # Every case's error would then be written down as a known divergence.
+        why = info.get("failure") or info.get("broken")
+        raise HarnessError(
+            f"{platform} did not run its cases in {args.results} ({why}): no ledger is "
+            "written from that; make it run, then run again"
+        )
     ledger = ledger_from_results(doc, platform, previous)
     check_writable(target)
     target.write_text(ledger_text(ledger), encoding="utf-8")

@@ -12,6 +12,8 @@ reference.
 from __future__ import annotations
 
 import contextlib
+import functools
+import gc
 import itertools
 import json
 import marshal
@@ -35,6 +37,7 @@ from adapters.worker import WorkerAdapter
 from strategies import Property
 
 from ._compare import diff, rules_for
+from ._generate_backend import Steering, backend, steered
 from ._run import StartedPlatform, run_batch_in_order
 from ._schemas import domain_schema
 
@@ -49,6 +52,12 @@ PIPELINE_CHUNK = 64
 # Python's default (5 ms) leaves a platform's I/O threads waiting behind the drawing
 # and judging for milliseconds per chunk; much shorter, they take turns.
 SWITCH_INTERVAL = 0.0005
+# The cyclic collector's thresholds during a search. At Python's (700, 10, 10) it ran
+# about every 35 compaction inputs (each is dozens of new containers) and took 19% of
+# the harness's CPU, finding little: inputs and answers are trees, freed by reference
+# counting. Hypothesis's per-example cycles (ConjectureData <-> provider) are still
+# collected every few examples.
+GC_THRESHOLD = (50_000, 20, 100)
 
 # A platform's response, read as plain JSON (output, error or crash).
 Answer = dict[str, Any]
@@ -111,18 +120,31 @@ class _Found(Exception):
 _INPUT_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
-class EncodedInput(dict[str, Any]):
-    """A decoded input with its JSON text ``json`` (``_INPUT_ENCODER``'s), made once
-    per record however often Hypothesis draws it again (see ``_remembering``).
+def _not_json(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
-    To anything else it is the plain input; no one changes an input once made.
+
+def _record_encoder() -> Callable[[Any], str]:
+    """``_INPUT_ENCODER.encode`` for decoded records, by one C encoder made once.
+
+    ``JSONEncoder.encode`` makes a new C encoder per call and keeps a table of the
+    containers it is in (a circular-reference check): a third of encoding a
+    compaction input. A decoded record is a tree, and every record drawn is new.
     """
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # no C accelerator
+        return _INPUT_ENCODER.encode
+    encoder = make(
+        None, _not_json, json.encoder.encode_basestring, None, ":", ",", False, False, False
+    )
+    return lambda value: "".join(encoder(value, 0))
 
-    __slots__ = ("json",)
 
-    def __init__(self, case_input: dict[str, Any], text: str) -> None:
-        super().__init__(case_input)
-        self.json = text
+_encode_record = _record_encoder()
+
+
+# A decoded input with its JSON text (made once per record, or by the module's decode).
+EncodedInput = strategies.Encoded
 
 
 def _exact(value: Any) -> bytes:
@@ -231,14 +253,19 @@ class _Lane:
 class _Sent(list[Any]):
     """A batch whose chunks went to the platforms while it was being drawn."""
 
-    __slots__ = ("chunks", "ticket")
+    __slots__ = ("chunks", "records", "ticket")
 
     def __init__(
-        self, inputs: list[Any], ticket: int, chunks: list[tuple[list[Any], list[Request]]]
+        self,
+        inputs: list[Any],
+        ticket: int,
+        chunks: list[tuple[list[Any], list[Request]]],
+        records: list[bytes],
     ) -> None:
         super().__init__(inputs)
         self.ticket = ticket
         self.chunks = chunks  # (inputs, their requests) per chunk, as sent
+        self.records = records  # the record each input was decoded from (for Steering)
 
 
 class Prefetch(Protocol):
@@ -279,6 +306,13 @@ MAX_BATCH_BYTES = 7_000
 GROUP_BYTES = 160
 
 
+@functools.cache
+def _blob(size: int) -> st.SearchStrategy[bytes]:
+    # Made once per size: st.binary's own cache costs argument checks on every call,
+    # and a batch draws dozens of byte strings.
+    return st.binary(min_size=size, max_size=size)
+
+
 @st.composite
 def _record_batches(
     draw: st.DrawFn,
@@ -310,22 +344,26 @@ def _record_batches(
     group = max(1, GROUP_BYTES // record)
     ticket = prefetch.open_batch() if prefetch is not None else None
     inputs: list[Any] = []
+    records: list[bytes] = []
     chunks: list[tuple[list[Any], list[Request]]] = []
     drawn = sent = 0
     while drawn < stop:
         n = min(group, stop - drawn)
-        blob = draw(st.binary(min_size=n * record, max_size=n * record))
-        made = [
-            decode(blob[i * record : (i + 1) * record]) for i in range(max(0, start - drawn), n)
-        ]
-        # While generating, an input the search ran before is not run again: Hypothesis's
-        # mutations and target() redraw mostly the same records (7 in 8 inputs of a
-        # 60-example search were repeats), and a repeat can tell nothing new.
+        blob = draw(_blob(n * record))
+        cut = [blob[i * record : (i + 1) * record] for i in range(max(0, start - drawn), n)]
+        # While generating, an input the search ran before is not run again: a seed's
+        # first batch is all zero records, steering redraws records with small changes,
+        # and on the plain hypothesis backend mutations and target() redraw mostly the
+        # same records (7 in 8 inputs of a 60-example search); a repeat tells nothing new.
         if ticket is None:
-            inputs += made
+            inputs += [decode(r) for r in cut]
         else:
             assert prefetch is not None
-            inputs += [x for x in made if prefetch.first_time(x)]
+            for r in cut:
+                made = decode(r)
+                if prefetch.first_time(made):
+                    inputs.append(made)
+                    records.append(r)
         drawn += n
         while ticket is not None and (
             len(inputs) - sent >= PIPELINE_CHUNK or (drawn >= stop and sent < len(inputs))
@@ -334,7 +372,7 @@ def _record_batches(
             assert prefetch is not None
             chunks.append((chunk, prefetch.send(ticket, chunk)))
             sent += len(chunk)
-    return inputs if ticket is None else _Sent(inputs, ticket, chunks)
+    return inputs if ticket is None else _Sent(inputs, ticket, chunks, records)
 
 
 def record_batches(
@@ -375,7 +413,7 @@ def _remembering(decode: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
             if type(made) is dict:
                 # Not JSON (TypeError, ValueError): left plain, encode_request says why.
                 with contextlib.suppress(TypeError, ValueError):
-                    made = EncodedInput(made, _INPUT_ENCODER.encode(made))
+                    made = EncodedInput(made, _encode_record(made))
             memo[record] = made
             return made
 
@@ -392,7 +430,19 @@ def _settings(max_examples: int) -> settings:
         # No explain phase: it reruns the failure under a tracer, which is slow.
         phases=(Phase.generate, Phase.target, Phase.shrink),
         print_blob=False,
+        # Each example's bytes drawn afresh in one call (see runners._generate_backend).
+        backend=backend(),
     )
+
+
+@contextlib.contextmanager
+def _collecting_seldom() -> Iterator[None]:
+    before = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLD)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 @contextlib.contextmanager
@@ -406,12 +456,21 @@ def _switching(interval: float) -> Iterator[None]:
 
 
 def _drive(
-    strategy: st.SearchStrategy[Any], test: Callable[[Any], None], max_examples: int, seed: int
+    strategy: st.SearchStrategy[Any],
+    test: Callable[[Any], None],
+    max_examples: int,
+    seed: int,
+    steering: Steering | None = None,
 ) -> bool:
     """Run Hypothesis; True when ``test`` raised _Found (its last call saw the minimal example)."""
     wrapped = hypothesis.seed(seed)(_settings(max_examples)(given(strategy)(test)))
     try:
-        with with_reporter(lambda _message: None), _switching(SWITCH_INTERVAL):
+        with (
+            with_reporter(lambda _message: None),
+            _switching(SWITCH_INTERVAL),
+            _collecting_seldom(),
+            steered(steering),
+        ):
             wrapped()
     except _Found:
         return True
@@ -446,6 +505,8 @@ class Search:
         self._tickets = itertools.count(1)
         self._prefetching = False  # on while search() generates (not while it shrinks)
         self._sent: set[str] = set()  # inputs sent while generating (first_time)
+        # target() for the search's backend: each batch's rarest record, varied.
+        self.steering = Steering()
         # Out-of-process platforms run on lanes (their own threads); in-process ones run
         # on this thread: on another they would only contend for the GIL.
         self._lanes = {
@@ -686,23 +747,29 @@ class Search:
 
         def judge(inputs: list[Any]) -> tuple[Failure | None, int]:
             """The first input some platform gets wrong, and how many passed before it."""
-            best, at = 0.0, 0
+            best, best_at, at = 0.0, 0, 0
             for chunk, expected, verdicts in self.judged_chunks(inputs):
                 self.stats.cases += len(chunk)
                 for case_input, ref, reasons in zip(chunk, expected, verdicts, strict=True):
                     if reasons:
                         return (case_input, ref, reasons), at
                     touched = self.module.clauses(case_input, ref)
-                    best = max(best, self._rarity(touched))
+                    rarity = self._rarity(touched)
+                    if rarity > best:
+                        best, best_at = rarity, at
                     self.stats.clause_hits.update(touched)
                     at += 1
+            # Climbed by Hypothesis on its own backend; on the search's (which skips the
+            # target phase) the same score steers the draws (runners._generate_backend).
             hypothesis.target(best, label="rarely touched clauses")
+            if isinstance(inputs, _Sent) and inputs.records:
+                self.steering.offer(inputs.records[best_at], best)
             return None, len(inputs)
 
         strategy = input_batches(self.module, batch, self)
         self._prefetching = True
         try:
-            found = _drive(strategy, test, max_examples, seed)
+            found = _drive(strategy, test, max_examples, seed, self.steering)
         finally:
             self._prefetching = False
         self.stats.seconds += time.perf_counter() - started

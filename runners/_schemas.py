@@ -104,17 +104,32 @@ def _load(path: Path) -> Any:
         return json.load(f)
 
 
+def check_schema(schema: Any) -> None:
+    """Raise jsonschema's ``SchemaError`` if ``schema`` is not a valid 2020-12 schema.
+
+    The compiled meta-schema check answers for a valid schema (about 30 times quicker
+    than jsonschema's: 17 ms a schema, paid by every process that loads vectors);
+    jsonschema decides, and words the error, whenever it says no.
+    """
+    try:
+        valid = bool(jsonschema_rs.meta.is_valid(schema))
+    except Exception:  # e.g. a schema with no JSON form: jsonschema says what
+        valid = False
+    if not valid:
+        Draft202012Validator.check_schema(schema)
+
+
 @functools.cache
 def vector_file_validator() -> Checker:
     schema = _load(SCHEMAS_DIR / "vector-file.schema.json")
-    Draft202012Validator.check_schema(schema)
+    check_schema(schema)
     return Checker(schema)
 
 
 @functools.cache
 def results_validator() -> Checker:
     schema = _load(SCHEMAS_DIR / "results.schema.json")
-    Draft202012Validator.check_schema(schema)
+    check_schema(schema)
     return Checker(schema)
 
 
@@ -138,7 +153,7 @@ _found: dict[tuple[Any, ...], DomainSchema] = {}
 @functools.cache
 def _domain_schema_at(path: Path, domain: str) -> DomainSchema:
     schema = _load(path)
-    Draft202012Validator.check_schema(schema)
+    check_schema(schema)
     defs = schema.get("$defs", {})
 
     def part(name: str) -> Checker:

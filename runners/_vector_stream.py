@@ -190,10 +190,13 @@ class EarlierIds:
     def add(self, path: Path, ids: Sequence[str]) -> Iterator[tuple[str, Path]]:
         """(id, earlier file) for each of ``ids`` (a file's) an earlier file used."""
         mine = {hash(case_id): case_id for case_id in ids}
-        for hashed, index in zip(self._hashes, self._files, strict=True):
-            case_id = mine.get(hashed)
-            if case_id is not None:
-                yield case_id, self._paths[index]
+        # The usual answer, none, from one C-speed pass over the earlier hashes (a set of
+        # them would cost about 60 bytes an id); the Python walk only names the ones found.
+        if not mine.keys().isdisjoint(self._hashes):
+            for hashed, index in zip(self._hashes, self._files, strict=True):
+                case_id = mine.get(hashed)
+                if case_id is not None:
+                    yield case_id, self._paths[index]
         self._paths.append(path)
         self._hashes.extend(mine)
         self._files.extend([len(self._paths) - 1] * len(mine))

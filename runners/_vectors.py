@@ -10,14 +10,17 @@ import hashlib
 import itertools
 import json
 import math
+import operator
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
+import orjson
 from jsonschema import ValidationError
 
 from ._clauses import DOCS_DIR, contract_path, domain_clause_ids
@@ -172,22 +175,31 @@ def _not_json(value: object) -> object:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-def _c_encoder(sort_keys: bool, allow_nan: bool) -> Callable[[Any], str]:
-    """``json.dumps(value, ensure_ascii=False, separators=(",", ":"), ...)`` by one C
-    encoder made once (``JSONEncoder.encode`` makes a new one per call, most of the cost
-    of encoding a small value). No circular-reference check: vectors are trees."""
+def _c_chunks(sort_keys: bool, allow_nan: bool) -> Callable[[Any, int], Sequence[str]]:
+    """The chunks of ``json.dumps(value, ensure_ascii=False, separators=(",", ":"), ...)``
+    from one C encoder made once (``JSONEncoder.encode`` makes a new one per call, most
+    of the cost of encoding a small value), called as ``chunks(value, 0)``. No
+    circular-reference check: vectors are trees."""
     make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # no C accelerator: the ordinary encoder
+    if make is None:  # no C accelerator: the ordinary encoder, in one chunk
         fallback = json.JSONEncoder(
             ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys, allow_nan=allow_nan
         )
-        return fallback.encode
-    encoder = make(
+        return lambda value, _level: (fallback.encode(value),)
+    chunks: Callable[[Any, int], Sequence[str]] = make(
         None, _not_json, json.encoder.encode_basestring, None, ":", ",", sort_keys, False, allow_nan
     )
-    return lambda value: "".join(encoder(value, 0))
+    return chunks
 
 
+def _c_encoder(sort_keys: bool, allow_nan: bool) -> Callable[[Any], str]:
+    """``json.dumps(value, ensure_ascii=False, separators=(",", ":"), ...)`` (``_c_chunks``)."""
+    chunks = _c_chunks(sort_keys, allow_nan)
+    return lambda value: "".join(chunks(value, 0))
+
+
+_input_chunks = _c_chunks(sort_keys=False, allow_nan=False)
+_canonical_chunks = _c_chunks(sort_keys=True, allow_nan=True)
 _encode_input = _c_encoder(sort_keys=False, allow_nan=False)  # = _INPUT_ENCODER.encode
 _encode_canonical = _c_encoder(sort_keys=True, allow_nan=True)
 
@@ -232,23 +244,37 @@ def _reject_constant(name: str) -> Any:
 
 # Nesting step of each byte value: +1 for [ and {, -1 for ] and }.
 _DEPTH_STEP = [{0x5B: 1, 0x7B: 1, 0x5D: -1, 0x7D: -1}.get(b, 0) for b in range(256)]
-# Every byte but brackets and quotes: no byte of a multi-byte UTF-8 character is
-# ASCII, so what is left is the file's nesting and its strings' quotes.
-_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
+# Every byte but brackets, colons and quotes: no byte of a multi-byte UTF-8 character
+# is ASCII, so what is left is the text's nesting, its members' colons and its strings'
+# quotes.
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}:"')
+_NOT_COLON_OR_QUOTE = bytes(b for b in range(256) if b not in b':"')
+# A backslash and the character it escapes, paired left to right as a reader takes them.
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)
+
+
+def _outside_strings(data: bytes, dropped: bytes = _NOT_STRUCTURE) -> bytes:
+    """The brackets and colons of the JSON text ``data`` that are outside its strings, in
+    order (C-speed), less the bytes of ``dropped``. Outside strings a colon ends an
+    object member's key, so their count is the text's number of members."""
+    if b"\\" in data:  # escapes are inside strings: gone, every quote left is a string's end
+        data = _ESCAPE.sub(b"", data)
+    structure = data.translate(None, dropped)
+    # Two quotes side by side are a string with no bracket or colon (or the end of one and
+    # the start of the next): dropping them keeps everything else on its side of the
+    # quotes. What quotes are left hold the few strings with brackets or colons in them.
+    structure = structure.replace(b'""', b"")
+    return b"".join(structure.split(b'"')[::2]) if b'"' in structure else structure
 
 
 def _deeper_than_limit(data: bytes) -> bool:
     """Whether nesting exceeds MAX_DEPTH somewhere (C-speed; ``_too_deep`` then says where)."""
-    # Escaped backslashes first (pairs, left to right, as a reader takes them), then
-    # escaped quotes: every quote left opens or closes a string. Kept: brackets, quotes.
-    if data.find(b"\\") >= 0:
-        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
-    structure = data.translate(None, _NOT_STRUCTURE)
-    # Two quotes side by side are a string without brackets (or the end of one and the
-    # start of the next): dropping them keeps every bracket's side of the quotes. What
-    # quotes are left hold the few strings with brackets in them.
-    structure = structure.replace(b'""', b"")
-    brackets = b"".join(structure.split(b'"')[::2]) if b'"' in structure else structure
+    return _nested_past_limit(_outside_strings(data))
+
+
+def _nested_past_limit(structure: bytes) -> bool:
+    """``_deeper_than_limit`` of the text whose ``_outside_strings`` is ``structure``."""
+    brackets = structure.translate(None, b":") if b":" in structure else structure
     if len(brackets) <= MAX_DEPTH:
         return False
     # Each round drops the innermost pairs, at most two levels a round ([] then {}):
@@ -361,6 +387,7 @@ class _Suspicions:
 
     def __init__(self) -> None:
         self.any = False
+        self.floats = False  # any number with a fraction or exponent (Python's float)
 
     def pairs(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         obj = dict(pairs)
@@ -370,26 +397,29 @@ class _Suspicions:
         return _note_duplicate_keys(pairs)
 
     def integer(self, text: str) -> int:
-        if len(text) > 15:  # up to 15 digits is always within 2^53 - 1
+        value = int(text)
+        if len(text) > 15 and abs(value) > MAX_SAFE_INTEGER:  # 15 digits always fit
             self.any = True
-        return int(text)
+        return value
 
     def number(self, text: str) -> float:
         value = float(text)
+        self.floats = True
         if not math.isfinite(value):
             self.any = True
         return value
 
 
-def _parse(path: Path) -> tuple[Any, bool]:
-    """The file's JSON (duplicate keys kept last-wins, marked), and whether it may break
-    I-JSON (then ``_not_i_json`` walks it); VectorFileError if unusable."""
+def _read(path: Path) -> tuple[bytes, str, int]:
+    """The file's bytes and text, and its number of object members (counted on the
+    text); VectorFileError if it cannot be read or is nested too deep to parse."""
     try:
         data = path.read_bytes()
         text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise VectorFileError([Problem(path, None, "", f"cannot read: {e}")]) from e
-    deep = _too_deep(text) if _deeper_than_limit(data) else None
+    structure = _outside_strings(data)
+    deep = _too_deep(text) if _nested_past_limit(structure) else None
     if deep is not None:
         line, column = deep
         message = (
@@ -397,34 +427,55 @@ def _parse(path: Path) -> tuple[Any, bool]:
             f"(the limit; line {line}, column {column})"
         )
         raise VectorFileError([Problem(path, None, "", message)])
+    return data, text, structure.count(b":")
+
+
+def _parse_checked(path: Path, data: bytes, text: str) -> tuple[Any, bool]:
+    """The file's JSON (duplicate keys kept last-wins, marked), and whether it may break
+    I-JSON (then ``_not_i_json`` walks it); VectorFileError if unusable."""
     suspicions = _Suspicions()
     try:
-        # Parsing allocates no cycles: the collector would only rescan the growing
-        # document again and again (quadratic in practice on large files).
-        with _collector_paused():
-            document = json.loads(
-                text,
-                object_pairs_hook=suspicions.pairs,
-                parse_constant=_reject_constant,
-                parse_int=suspicions.integer,
-                parse_float=suspicions.number,
-            )
+        document = json.loads(
+            text,
+            object_pairs_hook=suspicions.pairs,
+            parse_constant=_reject_constant,
+            parse_int=suspicions.integer,
+            parse_float=suspicions.number,
+        )
     except json.JSONDecodeError as e:
         message = f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})"
         raise VectorFileError([Problem(path, None, "", message)]) from e
     except _StrictJsonError as e:
         raise VectorFileError([Problem(path, None, "", f"not valid vector JSON: {e}")]) from e
-    return document, suspicions.any or _SURROGATE_ESCAPE.search(data) is not None
+    return document, suspicions.any or _surrogate_escaped(data)
+
+
+def _surrogate_escaped(data: bytes) -> bool:
+    """Whether the text may hold a lone surrogate (a hit only means "walk and see")."""
+    return b"\\" in data and _SURROGATE_ESCAPE.search(data) is not None
 
 
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a file loads (its objects hold no cycles:
+    the collector would only rescan the growing document again and again), and what
+    loading made then moved to the oldest generation without a collection.
+
+    Turned back on, the collector would at once scan every object made meanwhile (a
+    young generation of millions, all alive): 10% of loading a large file. ``freeze``
+    then ``unfreeze`` moves every tracked object to the oldest generation instead, only
+    when nothing else froze objects (``runners._stream`` freezes a file being run; so
+    this is skipped then).
+    """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 
@@ -523,20 +574,27 @@ def _case_problems(
                     f"clause {clause!r} is not defined in {_shown(contract_path(schema.domain))}",
                 )
     if input_ok:
-        for v_index, variant in enumerate(variants):
-            if not isinstance(variant, dict) or not isinstance(variant.get("path"), str):
-                continue
-            try:
-                chunks_at(raw["input"], variant["path"])
-            except VariantError as e:
-                yield Problem(
-                    path,
-                    case_id,
-                    f"{base}/input{variant['path']}",
-                    f"the {variant.get('kind')} variant /variants/{v_index} does not apply: {e}",
-                )
-            except ValueError:
-                continue  # not a pointer: the vector-file schema reports it
+        yield from _variant_problems(path, case_id, base, raw["input"], variants)
+
+
+def _variant_problems(
+    path: Path, case_id: str | None, base: str, case_input: Any, variants: Iterable[Any]
+) -> Iterator[Problem]:
+    """Variants that cannot apply to a case's input (a schema-valid one)."""
+    for v_index, variant in enumerate(variants):
+        if not isinstance(variant, dict) or not isinstance(variant.get("path"), str):
+            continue
+        try:
+            chunks_at(case_input, variant["path"])
+        except VariantError as e:
+            yield Problem(
+                path,
+                case_id,
+                f"{base}/input{variant['path']}",
+                f"the {variant.get('kind')} variant /variants/{v_index} does not apply: {e}",
+            )
+        except ValueError:
+            continue  # not a pointer: the vector-file schema reports it
 
 
 def _plainly_valid_case(
@@ -594,7 +652,111 @@ def load_vector_file(path: Path) -> VectorFile:
     the domain schema, and I-JSON (finite numbers, safe integers, no lone
     surrogates, no duplicate keys).
     """
-    document, suspect = _parse(path)
+    data, text, members = _read(path)
+    with _collector_paused():
+        suspicions = _Suspicions()
+        try:
+            document = json.loads(
+                text,
+                parse_constant=_reject_constant,
+                parse_int=suspicions.integer,
+                parse_float=suspicions.number,
+            )
+        except ValueError:  # not JSON, or not vector JSON: the checked path says where
+            document = None
+        # A large file's bytes and text (4 bytes a character, with one emoji) are not held
+        # while its cases are made: the checked path, when it runs, reads the file again.
+        plain = document is not None and not suspicions.any and not _surrogate_escaped(data)
+        del data, text
+        loaded = _load_plain(path, document, suspicions, members) if plain else None
+        del document
+        return loaded if loaded is not None else _load_checked(path)
+
+
+_ids = operator.itemgetter("id")
+_tags = operator.itemgetter("tags")
+_clauses = operator.itemgetter("clauses")
+_sources = operator.itemgetter("source")
+
+
+def _load_plain(
+    path: Path, document: Any, suspicions: _Suspicions, members: int
+) -> VectorFile | None:
+    """The usual file, valid in every respect, loaded by checks that each answer for
+    all of its cases at once; None whenever one of them says no, or cannot tell
+    (``_load_checked`` then decides, and says where and why).
+
+    ``document`` is the file parsed as plain JSON with nothing I-JSON would refuse
+    (no number ``suspicions``, no lone surrogate escape): duplicate keys are found by
+    counting object members (the parsed document's against the colons outside strings
+    in the text, ``members``: a key given twice is one member fewer). The cases'
+    members are counted on their canonical texts, made for the content hash anyway.
+    """
+    if type(document) is not dict:
+        return None
+    domain = document.get("domain")
+    if type(domain) is not str or not _KEBAB.fullmatch(domain):
+        return None
+    schema = domain_schema(domain)
+    # The file's shape and every case's values, in one compiled pass: from here on every
+    # member has its schema's type (a case's tags and clauses are lists of strings).
+    if schema is None or not file_fast_valid(schema, document):
+        return None
+    clauses = domain_clause_ids(schema.domain)
+    if clauses is None or next(_rule_problems(path, document, schema), None) is not None:
+        return None
+    raw_cases: list[dict[str, Any]] = document["cases"]
+    ids = list(map(_ids, raw_cases))
+    if (
+        len(set(ids)) != len(ids)
+        or not document["tags"].keys() >= set(chain.from_iterable(map(_tags, raw_cases)))
+        or not clauses >= set(chain.from_iterable(map(_clauses, raw_cases)))
+    ):
+        return None
+    variants = document.get("variants", ())
+    if variants:
+        for index, raw in enumerate(raw_cases):
+            base = f"/cases/{index}"
+            if next(_variant_problems(path, raw["id"], base, raw["input"], variants), None):
+                return None
+    cases, values_members, texted = _cases(domain, path, raw_cases, floats=suspicions.floats)
+    # Every object of the document: the file's own (and its tags, rules, variants), each
+    # case and its source, and the objects in each case's input and expected value (a
+    # canonical text has two members of its own: input, and expected or error).
+    parsed = (
+        len(document)
+        + sum(_members(value) for key, value in document.items() if key != "cases")
+        + sum(map(len, raw_cases))
+        + sum(map(len, map(_sources, raw_cases)))
+        + values_members
+    )
+    if texted != len(cases) or parsed != members:
+        return None  # a duplicate key (or a value with no JSON text)
+    return VectorFile(
+        path=path,
+        domain=domain,
+        version=document["version"],
+        description=document["description"],
+        comparison=tuple(document.get("comparison", ())),
+        variants=tuple(variants),
+        cases=cases,
+    )
+
+
+def _members(value: Any) -> int:
+    """Members of the objects in a parsed JSON value, at any depth."""
+    if type(value) is dict:
+        return len(value) + sum(map(_members, value.values()))
+    if type(value) is list:
+        return sum(map(_members, value))
+    return 0
+
+
+def _load_checked(path: Path) -> VectorFile:
+    """``load_vector_file`` checking everything case by case, naming every problem."""
+    data, text, _ = _read(path)
+    document, suspect = _parse_checked(path, data, text)
+    del data, text
     problems: list[Problem] = []
     for where, message in _not_i_json(document, "") if suspect else ():
         parts = parse_pointer(where)
@@ -664,8 +826,7 @@ def load_vector_file(path: Path) -> VectorFile:
         raise VectorFileError(problems)
 
     assert isinstance(domain, str)  # the vector-file schema passed
-    with _collector_paused():
-        cases = _cases(domain, path, document["cases"])
+    cases, _, _ = _cases(domain, path, document["cases"], floats=True)
     return VectorFile(
         path=path,
         domain=domain,
@@ -677,51 +838,143 @@ def load_vector_file(path: Path) -> VectorFile:
     )
 
 
-def _cases(domain: str, path: Path, raw_cases: list[dict[str, Any]]) -> tuple[Case, ...]:
+def _cases(
+    domain: str, path: Path, raw_cases: list[dict[str, Any]], floats: bool
+) -> tuple[tuple[Case, ...], int, int]:
     """The file's cases, with what every run asks of each made here at once (the request's
     input text and size, the expected output's text, the content hash): set in the
-    instance dict, where ``Case``'s cached properties would put them."""
-    encode, content_hash = _encode_input, _content_hash
-    cases = []
+    instance dict, where ``Case``'s cached properties would put them. Also, for
+    ``_load_plain``'s count of object members, the members of the objects in the cases'
+    inputs and expected values (counted on their canonical texts, what their hashes are
+    of) and how many cases have those texts.
+
+    The texts are ``json.dumps``'s (compact, ``ensure_ascii=False``; sorted keys for the
+    canonical one). Without ``floats`` in the file they are made by orjson, whose text
+    is then the same byte for byte (tests/test_vector_files.py checks) and about five
+    times quicker; Python's own encoder makes them where a value has a float (orjson
+    writes exponents its own way: 0.00001, not 1e-05) or orjson refuses one.
+    """
+    dumps, sort_keys = orjson.dumps, orjson.OPT_SORT_KEYS
+    sha256 = hashlib.sha256
+    cases: list[Case] = []
+    # The canonical texts' members are counted a few hundred KiB at a time: held to the
+    # end, they were 10% of a file's peak memory. (orjson's bytes objects hold a 4 KiB
+    # buffer each: copied out at once.)
+    canonicals = bytearray()
+    members = texted = 0
+    append = cases.append
     new, set_dict = Case.__new__, object.__setattr__
     for raw in raw_cases:
         case_input = raw["input"]
         expected = raw.get("expected")
         error = raw.get("error")
-        case = new(Case)
-        values = {
-            "domain": domain,
-            "id": raw["id"],
-            "description": raw["description"],
-            "tags": tuple(raw["tags"]),
-            "source": raw["source"],
-            "clauses": tuple(raw["clauses"]),
-            "input": case_input,
-            "expected": expected,
-            "error": error,
-            "path": path,
-        }
-        try:
-            input_json = encode(case_input)
-        except (TypeError, ValueError):  # not JSON: left to the properties (and adapters)
-            set_dict(case, "__dict__", values)
-            cases.append(case)
-            continue
-        values["input_json"] = input_json
-        values["input_size"] = len(input_json)
-        if error is None:
+        texts: tuple[str, str | None, bytes] | None = None
+        if not floats:
             try:
-                values["expected_json"] = encode(expected)
-            except (TypeError, ValueError):
-                values["expected_json"] = None
-        else:
-            values["expected_json"] = None
-        values["_content_hash"] = content_hash(
-            case_input, expected if error is None else error, error is not None
+                if error is None:
+                    texts = (
+                        dumps(case_input).decode(),
+                        dumps(expected).decode(),
+                        dumps({"expected": expected, "input": case_input}, option=sort_keys),
+                    )
+                else:
+                    texts = (
+                        dumps(case_input).decode(),
+                        None,
+                        dumps({"error": error, "input": case_input}, option=sort_keys),
+                    )
+            except TypeError:  # e.g. a lone surrogate: Python's encoder says how
+                texts = None
+        if texts is None:
+            texts = _python_texts(case_input, expected, error)
+        case = new(Case)
+        if texts is None:  # not JSON: left to the properties (and adapters)
+            set_dict(case, "__dict__", _case_fields(domain, path, raw, case_input, expected, error))
+            append(case)
+            continue
+        input_json, expected_json, canonical = texts
+        # The fields as Case.__init__ sets them, then what its properties would compute.
+        set_dict(
+            case,
+            "__dict__",
+            {
+                "domain": domain,
+                "id": raw["id"],
+                "description": raw["description"],
+                "tags": tuple(raw["tags"]),
+                "source": raw["source"],
+                "clauses": tuple(raw["clauses"]),
+                "input": case_input,
+                "expected": expected,
+                "error": error,
+                "path": path,
+                "input_json": input_json,
+                "input_size": len(input_json),
+                "expected_json": expected_json,
+                "_content_hash": sha256(canonical).hexdigest(),
+            },
         )
-        set_dict(case, "__dict__", values)
-        cases.append(case)
-    return tuple(cases)
+        append(case)
+        canonicals += canonical
+        texted += 1
+        if len(canonicals) > 1 << 18:
+            members += _outside_strings(bytes(canonicals), _NOT_COLON_OR_QUOTE).count(b":")
+            canonicals.clear()
+    members += _outside_strings(bytes(canonicals), _NOT_COLON_OR_QUOTE).count(b":")
+    return tuple(cases), members - 2 * texted, texted
+
+
+def _case_fields(
+    domain: str, path: Path, raw: dict[str, Any], case_input: Any, expected: Any, error: Any
+) -> dict[str, Any]:
+    """A case's fields as ``Case.__init__`` sets them (nothing computed ahead)."""
+    return {
+        "domain": domain,
+        "id": raw["id"],
+        "description": raw["description"],
+        "tags": tuple(raw["tags"]),
+        "source": raw["source"],
+        "clauses": tuple(raw["clauses"]),
+        "input": case_input,
+        "expected": expected,
+        "error": error,
+        "path": path,
+    }
+
+
+def _python_texts(
+    case_input: Any, expected: Any, error: str | None
+) -> tuple[str, str | None, bytes] | None:
+    """A case's input text, expected text and canonical text (UTF-8), by Python's
+    encoder; None when its input has no JSON text."""
+    join = "".join
+    try:
+        input_json = join(_input_chunks(case_input, 0))
+    except (TypeError, ValueError):
+        return None
+    if error is None:
+        try:
+            expected_json = join(_input_chunks(expected, 0))
+        except (TypeError, ValueError):  # e.g. NaN: hashed all the same, never sent
+            expected_json = None
+        # No comma: no object of two members or more, so sorting keys changes nothing.
+        canonical_expected = (
+            expected_json
+            if expected_json is not None and "," not in expected_json
+            else join(_canonical_chunks(expected, 0))
+        )
+        head = '{"expected":'
+    else:
+        expected_json = None
+        canonical_expected = join(_canonical_chunks(error, 0))
+        head = '{"error":'
+    canonical_input = (
+        input_json if "," not in input_json else join(_canonical_chunks(case_input, 0))
+    )
+    # = json.dumps({"input": ..., "expected" | "error": ...}, sort_keys=True,
+    # ensure_ascii=False, separators=(",", ":")), the keys' order written out.
+    canonical = f'{head}{canonical_expected},"input":{canonical_input}}}'
+    return input_json, expected_json, canonical.encode()
 
 
 def _vector_files_under(folder: Path, problems: list[Problem]) -> list[Path]:

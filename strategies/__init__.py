@@ -11,8 +11,9 @@ like the Python JSON layers), so a new domain brings its own. It provides:
   reference (:class:`Property`).
 
 A module may also decode inputs from bytes: ``RECORD`` (bytes per input) and
-``decode(record)`` (bytes -> input, reading them through :class:`Reader`). The search
-then draws a whole batch as one byte string, cut into records: one Hypothesis choice
+``decode(record)`` (bytes -> input, reading them through :class:`Reader`; an
+:class:`Encoded` input brings its JSON text, which the search then need not make). The
+search then draws a whole batch as one byte string, cut into records: one Hypothesis choice
 per batch instead of several per input, which is what makes thousands of cases a
 second possible (Hypothesis's per-choice cost is tens of microseconds). Zero is the
 simplest choice of every read, so Hypothesis lowering bytes shrinks the input.
@@ -21,6 +22,7 @@ simplest choice of every read, so Hypothesis lowering bytes shrinks the input.
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -67,6 +69,24 @@ def joined(pieces: Sequence[str], size: int) -> st.SearchStrategy[str]:
 
 
 T = TypeVar("T")
+
+# The JSON text every platform gets for an input (as adapters.messages writes it).
+encode_input = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+
+
+class Encoded(dict[str, Any]):
+    """An input (a JSON object) with its JSON text ``json``, exactly ``encode_input``'s.
+
+    ``runners._generate`` makes one for each decoded record (or takes the one a
+    module's ``decode`` made, when it can write the text for less) and sends the text
+    as is. To anything else it is the plain input; no one changes an input once made.
+    """
+
+    __slots__ = ("json",)
+
+    def __init__(self, case_input: Mapping[str, Any], text: str) -> None:
+        super().__init__(case_input)
+        self.json = text
 
 
 class Reader:

@@ -209,6 +209,20 @@ def test_update_writes_a_ledger_that_then_passes(capsys, messenger, two_cases, t
     assert code == 0 and "1 xfail" in out
 
 
+def test_update_refuses_a_run_where_the_platform_did_not_start(capsys, two_cases, tmp_path):
+    path, _ = two_cases
+    results = tmp_path / "r.json"
+    missing = f"gone={tmp_path / 'no-such-worker'}"
+    argv = ["run", "--no-default-vectors", "--vectors", str(path), "--worker", missing]
+    main([*argv, "--platform", "gone", "--format", "json", "--output", str(results)])
+    capsys.readouterr()
+    ledger = tmp_path / "gone.json"
+    assert main(["expectations", "--update", str(ledger), "--results", str(results)]) == 2
+    _, err = capsys.readouterr()
+    assert "gone did not run its cases" in err and "did not start" in err
+    assert not ledger.exists()
+
+
 def test_the_httpx_sse_example_gates_green_on_its_ledger(capsys):
     worker = f"httpx-sse={sys.executable} {ROOT / 'examples/httpx-sse/worker.py'}"
     ledger = ROOT / "examples/httpx-sse/expectations.json"
@@ -227,8 +241,8 @@ def test_the_httpx_sse_example_gates_green_on_its_ledger(capsys):
     )
     out, _ = capsys.readouterr()
     assert code == 0, out[-3000:]
-    assert " 0 fail, 0 error" in out and "135 xfail" in out
-    assert "123 cases (all xfail), /frames/*/id: null -> string" in out
+    assert " 0 fail, 0 error" in out and "138 xfail" in out
+    assert "126 cases (all xfail), /frames/*/id: null -> string" in out
 
 
 def test_shards_split_every_case_exactly_once_and_deterministically():
