@@ -34,87 +34,107 @@ def _tokens(b: int) -> int:
 # are looked up, not computed (tool results read up to 255 // 3 + 17), and so are the
 # messages with their JSON text (encoding a history costs more than building it):
 # the input's text is these joined (``Encoded``), checked equal to encode_input's.
+# A turn is three lookups: the user message by its byte, the reply by (its byte,
+# calls so far, calls made), and the tool results (with any follow-up) by (the tools
+# byte, calls so far), each a (messages, texts, tokens) piece made when first needed.
 # The messages are shared between inputs, as nothing changes an input once made.
 _TOKENS_OF = tuple(_tokens(b) for b in range(256))
 _CALL_IDS = tuple(f"c{i}" for i in range(2 * MAX_TURNS))
+MAX_CALLS_BEFORE = 2 * (MAX_TURNS - 1)  # calls made before the last turn, at most
 
 Message = tuple[dict[str, Any], str]  # a message and its JSON text
+Piece = tuple[list[dict[str, Any]], list[str], int]  # messages, their texts, their tokens
 
 
 def _message(**fields: Any) -> Message:
     return fields, encode_input(fields)
 
 
-_SYSTEM = tuple(_message(role="system", content="sys", token_count=t) for t in _TOKENS_OF)
-_USER = tuple(_message(role="user", content="q", token_count=t) for t in _TOKENS_OF)
+def _piece(*messages: Message) -> Piece:
+    return (
+        [message for message, _ in messages],
+        [text for _, text in messages],
+        sum(message["token_count"] for message, _ in messages),
+    )
+
+
+_SYSTEM = tuple(_piece(_message(role="system", content="sys", token_count=t)) for t in _TOKENS_OF)
+_USER = tuple(_piece(_message(role="user", content="q", token_count=t)) for t in _TOKENS_OF)
 _FOLLOW_UP = _message(role="assistant", content="a2", token_count=1)
-_REPLIES: dict[tuple[int, int, int], Message] = {}  # (tokens byte, first call, calls)
-_RESULTS: dict[tuple[int, int], Message] = {}  # (tokens byte, call)
+# Filled on first use: index (calls so far * 4 + calls made + 1) * 256 + tokens byte.
+_REPLIES: list[Piece | None] = [None] * ((MAX_CALLS_BEFORE + 1) * 4 * 256)
+# Filled on first use: index calls so far * 256 + tools byte.
+_RESULTS: list[Piece | None] = [None] * ((MAX_CALLS_BEFORE + 1) * 256)
 
 
-def _reply(tokens: int, first: int, calls: int) -> Message:
+def _reply(tokens: int, first: int, calls: int) -> Piece:
     """An assistant reply; calls -1 is an empty tool_calls list."""
-    key = (tokens, first, calls)
-    made = _REPLIES.get(key)
-    if made is None:
-        fields: dict[str, Any] = {"token_count": _TOKENS_OF[tokens]}
-        if calls:
-            ids = _CALL_IDS[first : first + max(0, calls)]
-            fields["tool_calls"] = [{"id": call, "name": "fs.read"} for call in ids]
-        made = _REPLIES[key] = _message(role="assistant", content="a", **fields)
+    fields: dict[str, Any] = {"token_count": _TOKENS_OF[tokens]}
+    if calls:
+        ids = _CALL_IDS[first : first + max(0, calls)]
+        fields["tool_calls"] = [{"id": call, "name": "fs.read"} for call in ids]
+    made = _REPLIES[(first * 4 + calls + 1) * 256 + tokens] = _piece(
+        _message(role="assistant", content="a", **fields)
+    )
     return made
 
 
-def _result(tokens: int, call: int) -> Message:
-    key = (tokens, call)
-    made = _RESULTS.get(key)
-    if made is None:
-        made = _RESULTS[key] = _message(
+def _results(tools: int, first: int) -> Piece:
+    """The tools byte's results to the calls from ``first`` on, then maybe a follow-up.
+
+    The byte holds the number of calls (0..2), their results' token counts, and now
+    and then an empty tool_calls list or an assistant follow-up after a result.
+    """
+    n_calls = tools % 3
+    results = [
+        _message(
             role="tool",
             content="r",
-            token_count=_TOKENS_OF[tokens],
-            tool_call_id=_CALL_IDS[call],
+            token_count=_TOKENS_OF[tools // 3 + 17 * i],
+            tool_call_id=_CALL_IDS[first + i],
         )
+        for i in range(n_calls)
+    ]
+    if n_calls and tools >= 216:
+        results.append(_FOLLOW_UP)
+    made = _RESULTS[first * 256 + tools] = _piece(*results)
     return made
 
 
-def _history(record: bytes) -> tuple[list[Message], int]:
-    """The messages with their texts, and their total token count."""
+def _history(record: bytes) -> tuple[list[dict[str, Any]], list[str], int]:
+    """The messages, their texts, and their total token count."""
     shape = record[OPTIONS + 5]
-    messages: list[Message] = []
-    append = messages.append
+    messages: list[dict[str, Any]] = []
+    texts: list[str] = []
     total = 0
     if shape & 1:
-        system = _SYSTEM[shape >> 1]
-        total = system[0]["token_count"]
-        append(system)
+        messages, texts, total = _SYSTEM[shape >> 1]
+        messages, texts = messages[:], texts[:]
     calls = 0
     at = TURNS
     for _ in range((shape >> 1) % (MAX_TURNS + 1)):
         user, assistant, tools = record[at], record[at + 1], record[at + 2]
         at += TURN_BYTES
-        # tools: the number of calls (0..2), their results' token counts, and now and
-        # then an empty tool_calls list or an assistant follow-up after a result.
         n_calls = tools % 3
+        made = n_calls if n_calls or tools < 240 else -1
         asked = _USER[user]
-        append(asked)
-        total += asked[0]["token_count"]
-        reply = _reply(assistant, calls, n_calls if n_calls or tools < 240 else -1)
-        append(reply)
-        total += reply[0]["token_count"]
-        for i in range(n_calls):
-            result = _result(tools // 3 + 17 * i, calls + i)
-            append(result)
-            total += result[0]["token_count"]
+        reply = _REPLIES[(calls * 4 + made + 1) * 256 + assistant] or _reply(
+            assistant, calls, made
+        )
+        results = _RESULTS[calls * 256 + tools] or _results(tools, calls)
+        messages += asked[0]
+        messages += reply[0]
+        messages += results[0]
+        texts += asked[1]
+        texts += reply[1]
+        texts += results[1]
+        total += asked[2] + reply[2] + results[2]
         calls += n_calls
-        if n_calls and tools >= 216:
-            total += 1
-            append(_FOLLOW_UP)
     # Sometimes break it (COMP-4): a bad role, an orphan result, a summary flag, huge count.
     chance, where, kind = record[FLAW : FLAW + 3]
     if messages and chance % 5 == 4:
         i = where % len(messages)
-        broken = dict(messages[i][0])
+        broken = dict(messages[i])
         total -= broken["token_count"]
         flaw = _FLAWS[kind % len(_FLAWS)]
         if flaw == "role":
@@ -128,8 +148,9 @@ def _history(record: bytes) -> tuple[list[Message], int]:
         else:
             broken["token_count"] = -1
         total += broken["token_count"]
-        messages[i] = (broken, encode_input(broken))
-    return messages, total
+        messages[i] = broken
+        texts[i] = encode_input(broken)
+    return messages, texts, total
 
 
 _FLAGS = ((0, "force"), (2, "summarizer_fails"))
@@ -137,7 +158,7 @@ _FLAGS = ((0, "force"), (2, "summarizer_fails"))
 
 def decode(record: bytes) -> Encoded:
     budget, summary, compacted, reserve, flags = record[OPTIONS : OPTIONS + 5]
-    history, total = _history(record)
+    messages, texts, total = _history(record)
     # Budgets around the trigger (total > 0.9 x max) and around the total itself.
     near = [total * 10 // 9 + d for d in (-1, 0, 1)] + [total + d for d in (-1, 0, 1)]
     near = [m for m in near if 0 <= m <= MAX_SAFE] or [0]
@@ -154,14 +175,14 @@ def decode(record: bytes) -> Encoded:
     summary_tokens = _SUMMARY[summary % 2] if summary < 128 else summary % 201
     compacted_tokens = _COMPACTED[compacted % 4]
     case: dict[str, Any] = {
-        "messages": [message for message, _ in history],
+        "messages": messages,
         "max_tokens": max_tokens,
         "summary_tokens": summary_tokens,
         "compacted_tokens": compacted_tokens,
     }
     text = [
         '{"messages":[',
-        ",".join([message_text for _, message_text in history]),
+        ",".join(texts),
         '],"max_tokens":',
         "null" if max_tokens is None else str(max_tokens),
         ',"summary_tokens":',
