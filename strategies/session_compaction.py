@@ -118,9 +118,7 @@ def _history(record: bytes) -> tuple[list[dict[str, Any]], list[str], int]:
         n_calls = tools % 3
         made = n_calls if n_calls or tools < 240 else -1
         asked = _USER[user]
-        reply = _REPLIES[(calls * 4 + made + 1) * 256 + assistant] or _reply(
-            assistant, calls, made
-        )
+        reply = _REPLIES[(calls * 4 + made + 1) * 256 + assistant] or _reply(assistant, calls, made)
         results = _RESULTS[calls * 256 + tools] or _results(tools, calls)
         messages += asked[0]
         messages += reply[0]
