@@ -106,6 +106,7 @@ class _Prefetched:
 
     def __init__(self, files: Iterator[VectorFile], held: int = 2) -> None:
         self._box: queue.Queue[tuple[VectorFile | None, BaseException | None]] = queue.Queue()
+        self._held = held
         self._room = threading.Semaphore(held)
         self._over = False
         threading.Thread(target=self._load, args=(files,), name="load", daemon=True).start()
@@ -145,6 +146,10 @@ class _Prefetched:
         self._room.release()
 
     def rest(self) -> Iterator[VectorFile]:
+        """The files not taken yet, after an interruption. A file taken when the signal
+        came (or lost in its handover) was never marked done: its room is given back
+        here, or the loader would wait for it forever (at most ``held`` such files)."""
+        self._room.release(self._held)
         while (vf := self.take()) is not None:
             yield vf
             self.done()

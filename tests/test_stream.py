@@ -7,7 +7,9 @@ loaded one at a time) on a few cases, and checks what a reader of the results se
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import miniatures
@@ -270,3 +272,18 @@ def test_an_interrupt_amid_chunks_writes_every_case_and_exits_130(
     assert doc["summary"]["not_run"] == 5
     assert main(["report", str(out)]) == 1
     assert "INTERRUPTED: 7 results: 2 pass" in capsys.readouterr().out
+
+
+def test_after_an_interruption_the_files_left_are_handed_over_without_waiting_for_room() -> None:
+    # Two files taken and never finished (the signal came while they ran) hold both
+    # places of the loader; the files after them must still reach rest(), or an
+    # interrupted run waits forever instead of writing them down as not run.
+    files = [SimpleNamespace(cases=()) for _ in range(4)]
+    source = _stream._Prefetched(iter(files), held=2)  # type: ignore[arg-type]
+    source.take(), source.take()
+    rest: list[Any] = []
+    reader = threading.Thread(target=lambda: rest.extend(source.rest()), daemon=True)
+    reader.start()
+    reader.join(timeout=10)
+    assert not reader.is_alive(), "rest() waits for room that the taken files never give back"
+    assert rest == files[2:]
