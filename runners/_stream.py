@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import gc
+import itertools
 import queue
 import threading
 from collections import deque
@@ -488,6 +489,7 @@ def run(
     source = _Prefetched(files, held)
     current: Iterator[tuple[tuple[Case, ...], bool]] = iter(())
     current_file: VectorFile | None = None
+    unstarted: list[VectorFile] = []  # taken as the signal came: written not_run below
 
     def write_first() -> None:
         cases, taken, last = in_flight[0]
@@ -528,6 +530,7 @@ def run(
                 finally:
                     state.waiting = False
                 if state.signum is not None:
+                    unstarted += [vf] if vf is not None else []
                     raise Interrupt
                 if vf is None:
                     break
@@ -590,7 +593,7 @@ def run(
         if last:
             source.done()
     try:
-        for vf in source.rest():
+        for vf in itertools.chain(unstarted, source.rest()):
             sink.seen(vf)
             if runs(vf):
                 for chunk in _chunks(covered(vf)):
@@ -619,7 +622,9 @@ def start_platforms(
     chosen: Sequence[tuple[str, Callable[[], Any]]], state: RunState
 ) -> list[StartedPlatform]:
     """Each platform started in turn; a signal while one starts ends the starting (the
-    run then records every case ``not_run``), never an adapter's start half done."""
+    run then records every case ``not_run``), never an adapter's start half done. The
+    platforms not started then are listed as such, so that their columns still show
+    every case not run."""
     platforms: list[StartedPlatform] = []
     with contextlib.suppress(Interrupt):
         for name, factory in chosen:
@@ -628,4 +633,10 @@ def start_platforms(
                 platforms.append(start_platform(name, factory))
             finally:
                 state.waiting = False
+    started = {p.name for p in platforms}
+    platforms += [
+        StartedPlatform(name, None, None, f"{name} was not started: the run was interrupted")
+        for name, _ in chosen
+        if name not in started
+    ]
     return platforms

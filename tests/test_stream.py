@@ -287,3 +287,20 @@ def test_after_an_interruption_the_files_left_are_handed_over_without_waiting_fo
     reader.join(timeout=10)
     assert not reader.is_alive(), "rest() waits for room that the taken files never give back"
     assert rest == files[2:]
+
+
+def test_platforms_not_started_when_the_signal_came_are_still_listed() -> None:
+    # The signal handler sets signum and raises Interrupt while a platform starts: the
+    # platforms after it are listed as not started, so their columns show every case
+    # not run instead of vanishing from the report.
+    state = _stream.RunState()
+
+    def interrupted() -> Any:
+        state.signum = 2
+        raise _stream.Interrupt
+
+    chosen = [("first", interrupted), ("second", interrupted)]
+    platforms = _stream.start_platforms(chosen, state)
+    assert [p.name for p in platforms] == ["first", "second"]
+    assert all(p.adapter is None for p in platforms)
+    assert platforms[1].failure == "second was not started: the run was interrupted"
