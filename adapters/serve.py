@@ -50,9 +50,16 @@ from .protocol import PROTOCOL_VERSION, Adapter, PlatformUnavailable, Response, 
 
 IN_PROCESS_FACTORIES = {"python": "adapters.python:create", "rust": "adapters.rust:create"}
 EXPECT = "expect"
-"""The one protocol extension this child speaks (docs/protocol.md)."""
+"""A protocol extension this child speaks (docs/protocol.md)."""
+EXPECT_ERROR = "expect-error"
+"""The other one: taken when the adapter's ``run_line`` says it speaks it
+(``run_line_extensions``), or when the adapter has no ``run_line`` (this module
+answers it then)."""
 ACK = b"=\n"
 """The answer line meaning "the output's compact JSON text is the request's expect"."""
+ERROR_ACK = b"!"
+"""How the answer line meaning "the contract error has the request's expect_error code"
+begins; the error's message follows as a JSON string."""
 MAX_GROUP = 256
 """At most this many answers are held unwritten (the harness's isolation window)."""
 FLUSH_AFTER_S = 0.002
@@ -112,6 +119,27 @@ def encode(response: Response) -> bytes:
         return text.encode("utf-8") + b"\n"
     except UnicodeEncodeError:
         return json.dumps(response, allow_nan=False, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+def encode_message(message: str) -> bytes:
+    """A JSON string and a newline (UTF-8; ``\\u`` escapes where there is no UTF-8 form)."""
+    try:
+        return (_ENCODER.encode(message) + "\n").encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: escaped, and the harness reports it
+        return json.dumps(message).encode("ascii") + b"\n"
+
+
+def taken_extensions(adapter: Adapter, offered: Any) -> list[str]:
+    """The extensions this child takes of those the harness offers, for ``adapter``."""
+    if not isinstance(offered, list) or EXPECT not in offered:
+        return []
+    taken = [EXPECT]
+    speaks = getattr(adapter, "run_line_extensions", ())
+    if EXPECT_ERROR in offered and (
+        getattr(adapter, "run_line", None) is None or EXPECT_ERROR in speaks
+    ):
+        taken.append(EXPECT_ERROR)
+    return taken
 
 
 def _write(out: IO[bytes], line: bytes) -> None:
@@ -205,9 +233,14 @@ def _handshake_answer(answers: _Answers, message: dict[str, Any]) -> None:
     answers.write_now(json.dumps(message).encode("utf-8") + b"\n")
 
 
-def answer_line(response: Response, expect: Any) -> bytes:
-    """The line for a response to a request that carried ``expect`` (or None): ``ACK``
-    when the output's text, as this child writes it, is that string; else the answer."""
+def answer_line(response: Response, expect: Any, expect_error: Any = None) -> bytes:
+    """The line for a response to a request that carried ``expect`` or ``expect_error``
+    (or None): ``ACK`` when the output's text, as this child writes it, is that string;
+    ``!"<message>"`` when the contract error has that code; else the answer."""
+    if type(expect_error) is str and "error" in response:
+        error: Any = response["error"]  # type: ignore[typeddict-item]
+        if error.get("code") == expect_error and type(error.get("message")) is str:
+            return ERROR_ACK + encode_message(error["message"])
     if type(expect) is str and "output" in response:
         try:
             if output_text(response["output"]) == expect:  # type: ignore[typeddict-item]
@@ -238,6 +271,7 @@ def _serve(
 ) -> None:
     started = False
     expecting = False  # the harness took the expect extension (it sends no expect before)
+    expecting_errors = False  # and the expect-error extension
     run_line: Callable[[bytes], bytes | None] | None = getattr(adapter, "run_line", None)
     for line in lines:
         if started and run_line is not None and line.startswith(RUN_PREFIX):
@@ -274,9 +308,8 @@ def _serve(
             _handshake_answer(answers, {"ok": True, "implementation": info})
             continue
         if command == "extensions":
-            offered = request.get("use")
-            taken = [EXPECT] if isinstance(offered, list) and EXPECT in offered else []
-            expecting = bool(taken)
+            taken = taken_extensions(adapter, request.get("use"))
+            expecting, expecting_errors = EXPECT in taken, EXPECT_ERROR in taken
             answers.write_now(json.dumps({"extensions": taken}).encode("utf-8") + b"\n")
             continue
         if command != "run":
@@ -285,7 +318,13 @@ def _serve(
         [response] = adapter.run(
             [{"id": request["id"], "domain": request["domain"], "input": request["input"]}]
         )
-        answers.add(answer_line(response, request.get("expect") if expecting else None))
+        answers.add(
+            answer_line(
+                response,
+                request.get("expect") if expecting else None,
+                request.get("expect_error") if expecting_errors else None,
+            )
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -235,7 +235,7 @@ def encode_chunk(
                             wanted = case.expected_json
                             actual = _ENCODE(case.expected) if wanted is None else wanted
                         else:  # the expected error, this body
-                            actual = f'{{"error":{_ENCODE(item)}}}'
+                            actual = _error_text(item)
                         # The hash is a hex digest: a JSON string as it is.
                         lines.append(
                             f'{head}{_STRING(case_id)},"case_hash":"{case.content_hash()}"{tail}'
@@ -399,6 +399,16 @@ def _pass_line(o: Outcome, heads: dict[str, str], case: Case | None = None) -> s
     else:
         actual = f',"actual":{_ENCODE(value)}'
     return f'{head}{_STRING(o.platform)},"status":"pass"{actual},"diff":[]}}'
+
+
+def _error_text(body: dict[str, Any]) -> str:
+    """``{"error": <body>}`` as ``_ENCODE`` writes it; the usual body (``code`` then
+    ``message``, both strings) spelled directly, the same bytes without the encoder."""
+    if len(body) == 2:
+        code, message = body.get("code"), body.get("message")
+        if type(code) is str and type(message) is str and next(iter(body)) == "code":
+            return f'{{"error":{{"code":{_STRING(code)},"message":{_STRING(message)}}}}}'
+    return f'{{"error":{_ENCODE(body)}}}'
 
 
 def _made(outcomes: Sequence[Outcome]) -> Iterator[Outcome]:
