@@ -202,7 +202,7 @@ def encode_chunk(
     written from pieces (see ``_pass_line``).
     """
     odd = {o.case for per_platform in outcomes for o in _made(per_platform) if o.status != "pass"}
-    by_case = {c.id: c for c in cases}
+    by_case: dict[str, Case] | None = None  # made when a pass held as an Outcome needs it
     heads: dict[str, str] = {}
     platforms = []
     failed = 0
@@ -248,6 +248,8 @@ def encode_chunk(
             if o.status == "pass" and o.case not in odd and not named(o.domain, o.case):
                 passes += 1
                 if lines_wanted:
+                    if by_case is None:
+                        by_case = {c.id: c for c in cases}
                     lines.append(_pass_line(o, heads, by_case.get(o.case)))
                 continue
             failed += o.status == "fail" or o.status == "error"

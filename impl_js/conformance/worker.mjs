@@ -218,7 +218,7 @@ const MAX_HOLD_MS = 100;
 // Nor more than this many: a case that never returns keeps the answers held before
 // it unwritten (one thread), and the harness then runs the unanswered cases one at
 // a time to find it, which this bounds (adapters/js.py MAX_HELD).
-const MAX_HELD = 64;
+const MAX_HELD = 256;
 let lastFlush = Date.now();
 
 function flush() {
