@@ -25,12 +25,17 @@ as it is to be written, so the child makes no Python object per case; ``None``
 sends that line down the ordinary path (decode, ``run``, encode), which reports
 whatever made the fast path decline it.
 
-The child speaks the ``expect`` extension (docs/protocol.md, "The expect extension"):
+The child speaks the ``expect`` extension (docs/protocol.md, "The expect and expect-error
+extensions"):
 once the harness has offered it after the handshake, a ``run`` line may carry
 ``"expect": "<the expected output's compact JSON text>"``, and an answer whose output
 text is exactly that string is written as the one-byte line ``ACK`` instead of the
 whole answer. ``run_line`` adapters compare on their side (``PythonAdapter.run_line``
 in Python, the Rust extension's ``run_line`` in Rust); the ordinary path compares here.
+It takes ``expect-error`` too when the adapter's ``run_line`` speaks it
+(``run_line_extensions``, the Rust extension) or the adapter has none: a line with
+``"expect_error": "<code>"`` whose contract error has that code is answered
+``!"<message>"`` (``ERROR_ACK``) instead of the whole error.
 """
 
 from __future__ import annotations

@@ -452,7 +452,11 @@ class WorkerAdapter:
     and the one-byte answer ``=`` in its turn means "my output's text is exactly that":
     it becomes an :class:`OutputAsExpected` holding the expected object. Any other
     answer is read as usual; answers stay one line per request, in order, so timeouts,
-    crashes and their attribution work as without it.
+    crashes and their attribution work as without it. The expect-error extension is
+    offered with it (``expecting_errors``): a request whose case expects a contract
+    error (``KnownInputText.expected_error``) then carries its code, and the answer
+    ``!"<message>"`` in its turn means "that error, with this message": it becomes an
+    :class:`ErrorAsExpected`.
     """
 
     def __init__(

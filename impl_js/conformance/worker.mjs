@@ -8,8 +8,9 @@
 // answers to one stdin chunk are written with a single write, so a pipelined
 // batch costs one JSON.parse and one JSON.stringify per case and few syscalls.
 //
-// The worker speaks the expect extension (docs/protocol.md, "The expect extension"),
-// which the harness offers its own children after the handshake: once taken, a run
+// The worker speaks the expect extension (docs/protocol.md, "The expect and
+// expect-error extensions"), which the harness offers its own children after the
+// handshake: once taken, a run
 // request may carry "expect" (the expected output's JSON text, as a string), and an
 // output whose JSON.stringify text is exactly that string is answered with the line
 // "=" instead of the whole answer. Every other answer is written as without it.
