@@ -239,9 +239,7 @@ pub fn answer_request(request: &Value) -> Result<(&Value, Answered), BadRequest>
         request.get("domain").and_then(Value::as_str),
         request.get("input"),
     ) {
-        (Some(id @ Value::String(_)), Some(domain), Some(input)) => {
-            Ok((id, answer(domain, input)))
-        }
+        (Some(id @ Value::String(_)), Some(domain), Some(input)) => Ok((id, answer(domain, input))),
         _ => Err(BadRequest(
             "the request needs a string \"id\", a string \"domain\" and an \"input\"".to_owned(),
         )),
