@@ -299,7 +299,7 @@ def expect_error_line(request: Request) -> bytes | None:
     return line or None
 
 
-_scan_string = json.decoder.scanstring
+_scan_string: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
 def error_acknowledged(line: bytes) -> str | None:

@@ -396,7 +396,7 @@ def _error_answer(line: bytes, request_id: str, code: str) -> Response | None:
     response = ErrorAsExpected()
     response["id"] = request_id
     response["error"] = {"code": code, "message": message}
-    return response
+    return response  # type: ignore[return-value]  # an ErrorResponse, by its keys
 
 
 def _unmarked(requests: Sequence[Request], marked: list[Response | None]) -> list[Response]:
@@ -616,8 +616,7 @@ class WorkerAdapter:
             self.expecting, self.expecting_errors = expecting, expecting_errors
         elif (self.expecting, self.expecting_errors) != (expecting, expecting_errors):
             raise self._start_error(
-                f"worker {command!r} took the extensions {taken!r} after a restart, unlike "
-                "before",
+                f"worker {command!r} took the extensions {taken!r} after a restart, unlike before",
                 worker,
             )
 

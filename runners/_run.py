@@ -370,10 +370,13 @@ def run_marked_in_order(adapter: Adapter, name: str, batch: list[Request]) -> li
                 if r is not None and type(r) is not ErrorAsExpected
             ]
             answers = iter(_in_order(name, requests, others, None))
-            return [
-                r if r is None or type(r) is ErrorAsExpected else next(answers)
-                for r in responses
-            ]
+            return cast(
+                "list[Response | None]",
+                [
+                    r if r is None or type(r) is ErrorAsExpected else next(answers)
+                    for r in responses
+                ],
+            )
     return cast("list[Response | None]", _in_order(name, batch, responses, error))
 
 

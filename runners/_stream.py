@@ -235,7 +235,7 @@ def encode_chunk(
                             wanted = case.expected_json
                             actual = _ENCODE(case.expected) if wanted is None else wanted
                         else:  # the expected error, this body
-                            actual = _error_text(item)
+                            actual = _error_text(cast("dict[str, Any]", item))
                         # The hash is a hex digest: a JSON string as it is.
                         lines.append(
                             f'{head}{_STRING(case_id)},"case_hash":"{case.content_hash()}"{tail}'

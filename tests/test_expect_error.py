@@ -22,13 +22,13 @@ from typing import Any
 
 import hanzo_conformance_rust
 import pytest
+from miniatures import ErrorMessage
 
 from adapters import registry
 from adapters.messages import EXTENSIONS_LINE, encode_request, error_acknowledged
 from adapters.protocol import ErrorAsExpected
 from adapters.serve import MAX_GROUP
 from adapters.worker import WorkerAdapter
-from miniatures import ErrorMessage
 from runners._run import _own_request, run_cases, start_platform
 from runners._stream import encode_chunk
 from runners._vectors import VectorFile, load_vector_file
@@ -106,9 +106,7 @@ def test_the_results_are_the_bytes_of_whole_answers(platform: Any, mcp: VectorFi
     assert with_it.count('"actual":{"error":{"code":') == sum(c.expects_error for c in mcp.cases)
 
 
-def test_a_case_expecting_another_code_fails_with_its_diff(
-    platform: Any, mcp: VectorFile
-) -> None:
+def test_a_case_expecting_another_code_fails_with_its_diff(platform: Any, mcp: VectorFile) -> None:
     # The platform is right and the case wrong (another expected code): the child must
     # not acknowledge, and the harness reports the failure with both codes.
     errors = [
@@ -163,7 +161,9 @@ def test_the_message_arrives_exactly(pkce: VectorFile, monkeypatch: pytest.Monke
         outcomes = list(run_cases(started, pkce, errors))
         for case, outcome in zip(errors, outcomes, strict=True):
             assert outcome.status == "pass"
-            assert outcome.actual == {"error": {"code": case.error, "message": ErrorMessage.MESSAGE}}
+            assert outcome.actual == {
+                "error": {"code": case.error, "message": ErrorMessage.MESSAGE}
+            }
     finally:
         started.adapter.stop()
 
@@ -248,7 +248,9 @@ def test_a_worker_that_took_only_expect_gets_no_expect_error(pkce: VectorFile) -
 
 def test_workers_the_harness_does_not_own_never_see_it(tmp_path: Path, pkce: VectorFile) -> None:
     log = tmp_path / "stdin"
-    adapter = WorkerAdapter("foreign", ["sh", "-c", f"tee {log} | {sys.executable} {FAKE} --reference"])
+    adapter = WorkerAdapter(
+        "foreign", ["sh", "-c", f"tee {log} | {sys.executable} {FAKE} --reference"]
+    )
     started = start_platform("foreign", adapter)
     try:
         errors = [c for c in pkce.cases if c.expects_error]
@@ -286,5 +288,15 @@ def test_rust_answers_with_the_message_only_for_its_own_code() -> None:
 def test_error_acknowledged_reads_exactly_one_json_string() -> None:
     assert error_acknowledged(b'!"a \\"b\\" \\u00e9"') == 'a "b" \u00e9'
     assert error_acknowledged('!"caf\u00e9"'.encode()) == "caf\u00e9"
-    for line in (b"!", b'!"', b'!"a', b'!"a""', b'!"a" ', b"!'a'", b'!"\\q"', b'!"\xff"', b'!"a\nb"'):
+    for line in (
+        b"!",
+        b'!"',
+        b'!"a',
+        b'!"a""',
+        b'!"a" ',
+        b"!'a'",
+        b'!"\\q"',
+        b'!"\xff"',
+        b'!"a\nb"',
+    ):
         assert error_acknowledged(line) is None, line

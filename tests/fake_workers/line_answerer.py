@@ -28,7 +28,12 @@ while chunk := os.read(0, 1 << 16):
         if command == "stop":
             sys.exit(0)
         if command == "start":
-            info = {"name": "lines", "version": "0", "language": "python", "domains": ["oauth-pkce"]}
+            info = {
+                "name": "lines",
+                "version": "0",
+                "language": "python",
+                "domains": ["oauth-pkce"],
+            }
             answers.append(json.dumps({"ok": True, "implementation": info}))
         elif command == "extensions":
             taken = message["use"] if take is None else take
