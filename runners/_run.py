@@ -97,14 +97,6 @@ def _collector_paused() -> Iterator[None]:
         with _collector_lock:
             _collector_pauses -= 1
             if _collector_pauses == 0 and _collector_was_enabled:
-                if gc.get_freeze_count():
-                    # The caller froze the cases it runs (runners._stream, for the file being
-                    # run): what the runs made for them (each case's request, shared by every
-                    # platform, and the outcomes) lives as long, so it joins them instead of
-                    # being scanned by the next young collection (about as costly per case
-                    # as the rest of a pass). Nothing the harness makes here is cyclic
-                    # garbage; the caller's unfreeze hands all of it back to the collector.
-                    gc.freeze()
                 gc.enable()
 
 
