@@ -260,6 +260,44 @@ def test_a_signal_stops_workers_and_reports_what_finished(
     assert survivors(pids) == []
 
 
+def test_a_run_started_with_sigint_ignored_keeps_ignoring_it(
+    write_vectors: Any, tmp_path: Path
+) -> None:
+    """A background job of a script starts with SIGINT ignored, so that Ctrl-C stops the
+    script's foreground only: a Ctrl-C to the harness's process group changes nothing."""
+    marker, results = tmp_path / "hanging", tmp_path / "results.json"
+    path = one_file(write_vectors, 4)
+    worker = worker_option(
+        "w", "--reference", "--hang-on", "sse-frames/case-2#0", "--hang-marker", str(marker)
+    )
+    argv = [
+        *("--no-default-vectors", "--vectors", str(path), "--platform", "w", "--worker", worker),
+        *("--case-timeout", "2", "--format", "json", "--output", str(results)),
+    ]
+    harness = subprocess.Popen(
+        [sys.executable, "-m", "runners", "run", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a script's job shares one
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not marker.exists():
+            assert time.monotonic() < deadline and harness.poll() is None, harness.communicate()
+            time.sleep(0.05)
+        os.killpg(harness.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends
+        out, err = harness.communicate(timeout=30)
+    finally:
+        if harness.poll() is None:
+            harness.kill()
+    assert harness.returncode == 1, (out, err)  # case-2 timed out; nothing interrupted
+    assert "INTERRUPTED" not in out, out
+    doc = json.loads(results.read_text(encoding="utf-8"))
+    assert [r["status"] for r in doc["results"]] == ["pass", "pass", "error", "pass"]
+
+
 def test_an_interrupted_run_keeps_its_ledger_quiet_and_its_reports_readable(
     write_vectors: Any, tmp_path: Path, capsys: Any
 ) -> None:
