@@ -485,6 +485,14 @@ def add_generate_parsers(sub: Any) -> None:
     p.add_argument("--report", action="store_true", help="print the clause coverage")
     p.add_argument("--no-properties", action="store_true", help="only the differential search")
     p.add_argument("--no-write", action="store_true", help="do not write vectors/candidates/")
+    p.add_argument(
+        "--expectations",
+        action="append",
+        default=[],
+        metavar="LEDGER",
+        help="a platform's expectations ledger: inputs on which it diverges only in the "
+        "clusters it records are not findings, so the search looks past them (repeatable)",
+    )
     _in_process_option(p)
     p.add_argument(
         "--vectors-dir",
