@@ -107,6 +107,7 @@ class Stats:
     property_seconds: float = 0.0
     clause_hits: Counter[str] = field(default_factory=Counter)
     known: int = 0  # answers that diverged only in a ledger's recorded causes (--expectations)
+    skipped: Counter[str] = field(default_factory=Counter)  # per platform: answered `skip`
 
     @property
     def cases_per_second(self) -> float:
@@ -698,6 +699,9 @@ class Search:
             if not reasons:
                 keys = _Keys(ref.get("output"))
                 for name, responses in answers.items():
+                    if "skip" in responses[i]:  # declined (protocol skip): not compared
+                        self.stats.skipped[name] += 1
+                        continue
                     why = self._judge(case_input, ref, responses[i], keys)
                     if why and self.known:
                         why = self._past_known(name, case_input, ref, responses[i], why)

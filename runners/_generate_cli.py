@@ -190,6 +190,9 @@ def _generate(args: argparse.Namespace) -> int:
                 f"not run again), {stats.examples} examples"
                 + (f"; properties {stats.property_seconds:.2f} s" if stats.property_seconds else "")
             )
+            for name, count in sorted(stats.skipped.items()):
+                share = "all" if count == stats.cases else f"{count:,} of the {stats.cases:,}"
+                print(f"  {name} answered skip (not applicable) to {share} cases: not compared")
             if stats.known:
                 print(f"  {stats.known} answers diverged only in known causes (--expectations)")
             for finding in findings:
