@@ -11,7 +11,9 @@ chunk as its UTF-8, a ``bytes`` case's chunk as its code points, one byte each:
 docs/domains/sse-frames.md) and maps each event to a frame field for field, without
 correcting anything: the differences are the SDK's, and the ledger next to this file
 records them. It speaks docs/protocol.md on stdin/stdout: answer ``start``, then one
-answer per ``run``, flushed.
+answer per ``run``, flushed. Like every example worker it is self-contained (its
+protocol loop is the httpx-sse worker's), so that it can be copied into the
+platform's own repository with its ledger.
 """
 
 from __future__ import annotations
