@@ -37,7 +37,8 @@ from adapters.worker import WorkerAdapter
 from strategies import Property
 
 from ._compare import diff, rules_for
-from ._generate_backend import Steering, backend, steered
+from ._generate_backend import NAME as BACKEND
+from ._generate_backend import Steering, backend, current_choices, steered
 from ._run import StartedPlatform, run_batch_in_order
 from ._schemas import domain_schema
 
@@ -48,6 +49,8 @@ MEMO_LIMIT = 100_000
 # Inputs kept by record: a few KB each; the records redrawn are mostly recent ones.
 DECODED_LIMIT = 20_000
 PIPELINE_CHUNK = 64
+# Judge a batch while the next is drawn (see Search.search); off only to measure.
+JUDGE_LATE = True
 # How often (seconds) a running thread lets another have the GIL during a search.
 # Python's default (5 ms) leaves a platform's I/O threads waiting behind the drawing
 # and judging for milliseconds per chunk; much shorter, they take turns.
@@ -718,16 +721,83 @@ class Search:
         failing: dict[str, Failure] = {}
         passed: set[str] = set()
 
+        # While generating with platforms on lanes, a batch is judged one example
+        # late: Hypothesis draws batch k + 1 (and sends its chunks) while the platforms
+        # still run batch k's last chunks, and batch k is judged when they are done.
+        # Judged at once, the harness would wait at every batch's end for its last
+        # chunk, and the platforms at every batch's start for its first. A failure
+        # found late is drawn again (Steering.replay: the next example makes batch k's
+        # choices again), fails at once there, and Hypothesis shrinks it as usual.
+        # The last two examples are judged at once, so that a replay still fits.
+        deferring = JUDGE_LATE and bool(self._lanes) and backend() == BACKEND
+        late: list[tuple[_Sent, int, tuple[Any, ...]]] = []  # batch, example, choices
+
+        examples = itertools.count(1)  # this search's, where stats.examples counts all
+
         def test(inputs: list[Any]) -> None:
             self.stats.examples += 1
-            failure = judge_new(inputs) if first_failure else judge(inputs)[0]
+            example = next(examples)
+            offer()  # the batch before this one's (judged at once)
+            if first_failure:
+                failure = judge_new(inputs)
+            elif isinstance(inputs, _Sent) and deferring:
+                failure = judge_late(inputs, example)
+            else:
+                failure, _, best, best_at = judge(inputs)
+                if failure is None:
+                    settle(inputs, best, best_at)
             if failure is not None:
-                seen.append(failure)
-                if not first_failure:
-                    first_failure.append(self.stats.examples)
-                    failing[repr(failure[0])] = failure
-                    self._prefetching = False  # shrinking: only inputs not judged before run
+                found(failure, example)
                 raise _Found  # the one place: Hypothesis tells failures apart by where
+
+        def found(failure: Failure, example: int) -> None:
+            seen.append(failure)
+            if not first_failure:
+                first_failure.append(example)
+                failing[repr(failure[0])] = failure
+                self._prefetching = False  # shrinking: only inputs not judged before run
+
+        def judge_late(inputs: _Sent, example: int) -> Failure | None:
+            """Judge the batch before this one; this one now or, mostly, next time."""
+            best = 0.0
+            if late:
+                before, drawn_at, its_choices = late.pop()
+                failure, _, best, best_at = judge(before)
+                if failure is not None:
+                    found(failure, drawn_at)
+                    self.steering.replay(its_choices)
+                    return None  # this batch passes; the next example is the replay
+                settle(before, best, best_at, target=False)
+                offer()  # the batch before this one's (judged late)
+            choices = current_choices()
+            if choices is None or example >= max_examples - 1:
+                failure, _, now, best_at = judge(inputs)
+                if failure is None:
+                    settle(inputs, now, best_at, target=False)
+                best = max(best, now)
+            else:
+                late.append((inputs, example, choices))
+                failure = None
+            hypothesis.target(best, label="rarely touched clauses")
+            return failure
+
+        # A batch's rarest record is offered to steering as the example after it runs
+        # (judged at once or late, the next batch is drawn before it is offered), so
+        # that a seed draws the same batches either way.
+        offers: list[tuple[bytes, float]] = []
+
+        def settle(inputs: list[Any], best: float, best_at: int, target: bool = True) -> None:
+            # Climbed by Hypothesis on its own backend; on the search's (which skips the
+            # target phase) the same score steers the draws (runners._generate_backend).
+            if target:
+                hypothesis.target(best, label="rarely touched clauses")
+            if isinstance(inputs, _Sent) and inputs.records and best > 0:
+                offers.append((inputs.records[best_at], best))
+
+        def offer() -> None:
+            for record, score in offers:
+                self.steering.offer(record, score)
+            offers.clear()
 
         def judge_new(inputs: list[Any]) -> Failure | None:
             keys = [repr(case_input) for case_input in inputs]
@@ -737,7 +807,7 @@ class Search:
             fresh = [(k, i) for k, i in zip(keys, inputs, strict=True) if k not in passed]
             if not fresh:
                 return None
-            failure, judged = judge([i for _, i in fresh])
+            failure, judged, _, _ = judge([i for _, i in fresh])
             if len(passed) > MEMO_LIMIT:
                 passed.clear()
             passed.update(k for k, _ in fresh[:judged])
@@ -745,36 +815,34 @@ class Search:
                 failing[fresh[judged][0]] = failure
             return failure
 
-        def judge(inputs: list[Any]) -> tuple[Failure | None, int]:
-            """The first input some platform gets wrong, and how many passed before it."""
+        def judge(inputs: list[Any]) -> tuple[Failure | None, int, float, int]:
+            """The first input some platform gets wrong, how many passed before it, and
+            the passing inputs' best rarity and where it is."""
             best, best_at, at = 0.0, 0, 0
             for chunk, expected, verdicts in self.judged_chunks(inputs):
                 self.stats.cases += len(chunk)
                 for case_input, ref, reasons in zip(chunk, expected, verdicts, strict=True):
                     if reasons:
-                        return (case_input, ref, reasons), at
+                        return (case_input, ref, reasons), at, best, best_at
                     touched = self.module.clauses(case_input, ref)
                     rarity = self._rarity(touched)
                     if rarity > best:
                         best, best_at = rarity, at
                     self.stats.clause_hits.update(touched)
                     at += 1
-            # Climbed by Hypothesis on its own backend; on the search's (which skips the
-            # target phase) the same score steers the draws (runners._generate_backend).
-            hypothesis.target(best, label="rarely touched clauses")
-            if isinstance(inputs, _Sent) and inputs.records:
-                self.steering.offer(inputs.records[best_at], best)
-            return None, len(inputs)
+            return None, len(inputs), best, best_at
 
         strategy = input_batches(self.module, batch, self)
         self._prefetching = True
         try:
-            found = _drive(strategy, test, max_examples, seed, self.steering)
+            found_one = _drive(strategy, test, max_examples, seed, self.steering)
         finally:
             self._prefetching = False
         self.stats.seconds += time.perf_counter() - started
-        if not found:
+        if not found_one and not seen:
             return None
+        # Not found_one but seen: a failure judged late whose replay Hypothesis never
+        # ran (it stopped first): reported as found, unshrunk.
         case_input, ref, reasons = seen[-1]
         return Finding(
             self.domain,

@@ -486,6 +486,51 @@ def test_a_served_platform_gets_chunks_while_the_batch_is_drawn_and_the_fault_is
     assert served.reasons == in_process.reasons
 
 
+@pytest.mark.parametrize("examples", [3, 4, MAX_EXAMPLES])
+def test_a_failure_judged_late_is_drawn_again_and_shrunk_as_if_judged_at_once(
+    examples: int,
+) -> None:
+    # With platforms on lanes a batch is judged while the next is drawn; the failing
+    # batch (this seed's second) is then drawn again by the backend, fails at once and
+    # shrinks to what the in-process search (which judges every batch at once) finds.
+    # With 3 examples the second is among the last two (judged at once); with 4 it is
+    # judged late, in the third, and drawn again as the fourth: the last there is.
+    in_process = search_for("sse-frames", CrLfAcrossChunks("crlf")).search(examples, SEED, 96)
+    search = search_for("sse-frames", served_crlf())
+    try:
+        served = search.search(examples, SEED, 96)
+    finally:
+        search.close()
+        search.others[0].adapter.stop()  # type: ignore[union-attr]
+    assert in_process is not None and served is not None
+    assert served.input == in_process.input and len(served.input["chunks"]) <= 3
+    assert served.reasons == in_process.reasons
+    assert served.examples == in_process.examples == 2
+    assert search.steering.replays == (0 if examples == 3 else 1)
+
+
+def test_a_failure_judged_late_is_reported_even_if_it_is_never_drawn_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Should the replay not happen (Hypothesis stopped first, say), the failure found
+    # late is reported as found, unshrunk, rather than lost.
+    from runners._generate_backend import Steering
+
+    monkeypatch.setattr(Steering, "replay", lambda self, choices: None)
+    search = search_for("sse-frames", served_crlf())
+    try:
+        served = search.search(MAX_EXAMPLES, SEED, 96)
+    finally:
+        search.close()
+        search.others[0].adapter.stop()  # type: ignore[union-attr]
+    assert served is not None and served.platforms == ("crlf",)
+    assert served.examples == 2 and search.steering.replays == 0
+    assert any(
+        a.endswith("\r") and b.startswith("\n")
+        for a, b in itertools.pairwise(served.input["chunks"])
+    )
+
+
 def test_a_lane_drops_answers_to_an_abandoned_batch() -> None:
     from runners._generate import _Lane
 
