@@ -49,6 +49,8 @@ MEMO_LIMIT = 100_000
 # Inputs kept by record: a few KB each; the records redrawn are mostly recent ones.
 DECODED_LIMIT = 20_000
 PIPELINE_CHUNK = 64
+# At most this many requests of chunks waiting on a lane are run as one call.
+LANE_MERGE = 4 * PIPELINE_CHUNK
 # Judge a batch while the next is drawn (see Search.search); off only to measure.
 JUDGE_LATE = True
 # How often (seconds) a running thread lets another have the GIL during a search.
@@ -228,13 +230,37 @@ class _Lane:
         self._thread.start()
 
     def _serve(self) -> None:
-        while (item := self._todo.get()) is not None:
-            ticket, requests = item
+        todo = self._todo
+        closing = False
+        while not closing and (item := todo.get()) is not None:
+            # Chunks sent while the platform ran the last are run as one call (up to
+            # LANE_MERGE requests): a worker then waits for the harness once, not once
+            # per chunk. Their requests' ids differ (Search._requests numbers them
+            # through the search).
+            items = [item]
+            size = len(item[1])
+            while size < LANE_MERGE:
+                try:
+                    more = todo.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    closing = True
+                    break
+                items.append(more)
+                size += len(more[1])
+            requests = item[1] if len(items) == 1 else [r for _, chunk in items for r in chunk]
             try:
                 answers: list[Answer] | BaseException = self._run(requests)
             except BaseException as e:  # passed on, so that the judging side never waits
                 answers = e
-            self._done.put((ticket, answers))
+            at = 0
+            for ticket, chunk in items:
+                if isinstance(answers, BaseException) or len(items) == 1:
+                    self._done.put((ticket, answers))
+                else:
+                    self._done.put((ticket, answers[at : at + len(chunk)]))
+                    at += len(chunk)
 
     def send(self, ticket: int, requests: list[Request]) -> None:
         self._todo.put((ticket, requests))
@@ -506,6 +532,7 @@ class Search:
         self._valid_outputs: set[str] = set()
         self._seen_outputs = 0
         self._tickets = itertools.count(1)
+        self._next_id = 0  # the next request's id (_requests)
         self._prefetching = False  # on while search() generates (not while it shrinks)
         self._sent: set[str] = set()  # inputs sent while generating (first_time)
         # target() for the search's backend: each batch's rarest record, varied.
@@ -521,11 +548,16 @@ class Search:
     # -- running -----------------------------------------------------------------
 
     def _requests(self, inputs: Sequence[Any]) -> list[Request]:
-        """One request per input, its JSON text made once for every platform."""
+        """One request per input, its JSON text made once for every platform.
+
+        Ids are numbered through the search, so chunks a lane runs together
+        (``_Lane``) never share one."""
         encode = _INPUT_ENCODER.encode
         domain = self.domain
         requests: list[Request] = []
-        for i, case_input in enumerate(inputs):
+        first = self._next_id
+        self._next_id = first + len(inputs)
+        for i, case_input in enumerate(inputs, first):
             if type(case_input) is EncodedInput:  # decoded with its text
                 text = case_input.json
             else:

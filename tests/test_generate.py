@@ -545,6 +545,45 @@ def test_a_lane_drops_answers_to_an_abandoned_batch() -> None:
         lane.close()
 
 
+def test_chunks_waiting_on_a_lane_run_as_one_call_and_each_gets_its_answers() -> None:
+    import threading
+
+    from runners._generate import _Lane
+
+    release = threading.Event()
+    calls: list[list[str]] = []
+
+    def run(requests: list[Any]) -> list[Any]:
+        calls.append([r["id"] for r in requests])
+        release.wait(5)
+        return [{"id": r["id"], "output": r["input"]} for r in requests]
+
+    lane = _Lane("echo", run)
+    try:
+        lane.send(1, [{"id": "0", "domain": "d", "input": "a"}])
+        while not calls:  # the first chunk is running: the next two wait, then go together
+            threading.Event().wait(0.001)
+        lane.send(
+            1, [{"id": "1", "domain": "d", "input": "b"}, {"id": "2", "domain": "d", "input": "c"}]
+        )
+        lane.send(2, [{"id": "3", "domain": "d", "input": "d"}])
+        release.set()
+        assert lane.take(1) == [{"id": "0", "output": "a"}]
+        assert lane.take(1) == [{"id": "1", "output": "b"}, {"id": "2", "output": "c"}]
+        assert lane.take(2) == [{"id": "3", "output": "d"}]
+    finally:
+        lane.close()
+    assert calls == [["0"], ["1", "2", "3"]]
+    # The search numbers its requests through the search, so merged chunks never share an id.
+    search = search_for("mcp-normalization", PythonAdapter())
+    first = search._requests([{"op": "parse", "name": "a"}] * 2)
+    assert [r["id"] for r in first + search._requests([{"op": "parse", "name": "b"}])] == [
+        "0",
+        "1",
+        "2",
+    ]
+
+
 def test_a_boolean_is_not_the_number_one_nor_sorted_keys_a_difference() -> None:
     from runners._generate import _Keys
 
