@@ -606,6 +606,28 @@ def test_a_boolean_is_not_the_number_one_nor_sorted_keys_a_difference() -> None:
     )
 
 
+def test_outputs_orjson_cannot_key_exactly_are_keyed_by_marshal_and_judged_alike() -> None:
+    from runners._generate import _exact, _Keys
+
+    search = search_for("backoff-timing", PythonAdapter())
+    nothing = {"output": {"delay": None}}
+    # orjson writes NaN and infinity as null: those, lone surrogates and integers past
+    # 64 bits are keyed by marshal, and an in-process platform's NaN is no None.
+    for odd in (float("nan"), float("inf"), "\ud800", 2**70):
+        wrong = {"output": {"delay": odd}}
+        assert _exact(wrong["output"]) != _exact(nothing["output"])
+        assert search._judge({}, nothing, wrong, _Keys(nothing["output"]))
+        assert search._judge({}, wrong, wrong, _Keys(wrong["output"])) is None
+    # Where orjson keys both sides, the same JSON is passed and a boolean is no number.
+    ok = {"output": {"delay": 2, "capped": True}}
+    assert _exact(ok["output"]) == _exact({"delay": 2, "capped": True})
+    assert (
+        search._judge({}, ok, {"output": {"capped": True, "delay": 2.0}}, _Keys(ok["output"]))
+        is None
+    )
+    assert search._judge({}, ok, {"output": {"delay": 2, "capped": 1}}, _Keys(ok["output"]))
+
+
 def test_a_finding_whose_input_no_vector_may_hold_is_refused_as_a_strategy_bug() -> None:
     from runners._candidates import not_a_vector_input
     from runners._generate import Finding
