@@ -39,7 +39,7 @@ from strategies import Property
 
 from ._compare import diff, rules_for
 from ._generate_backend import NAME as BACKEND
-from ._generate_backend import Steering, backend, current_choices, steered
+from ._generate_backend import Steering, backend, current_example, rewind, steered
 from ._generate_known import Cause, answer_causes
 from ._run import StartedPlatform, run_batch_in_order
 from ._schemas import domain_schema
@@ -815,7 +815,9 @@ class Search:
         # choices again), fails at once there, and Hypothesis shrinks it as usual.
         # The last two examples are judged at once, so that a replay still fits.
         deferring = JUDGE_LATE and bool(self._lanes) and backend() == BACKEND
-        late: list[tuple[_Sent, int, tuple[Any, ...]]] = []  # batch, example, choices
+        # A batch judged late, the example that drew it, its choices and the engine's
+        # Random after drawing it.
+        late: list[tuple[_Sent, int, tuple[Any, ...], Any]] = []
 
         examples = itertools.count(1)  # this search's, where stats.examples counts all
 
@@ -846,22 +848,23 @@ class Search:
             """Judge the batch before this one; this one now or, mostly, next time."""
             best = 0.0
             if late:
-                before, drawn_at, its_choices = late.pop()
+                before, drawn_at, its_choices, its_random = late.pop()
                 failure, _, best, best_at = judge(before)
                 if failure is not None:
                     found(failure, drawn_at)
                     self.steering.replay(its_choices)
+                    rewind(its_random)  # as if this example had not drawn
                     return None  # this batch passes; the next example is the replay
                 settle(before, best, best_at, target=False)
                 offer()  # the batch before this one's (judged late)
-            choices = current_choices()
-            if choices is None or example >= max_examples - 1:
+            drawn = current_example()
+            if drawn is None or example >= max_examples - 1:
                 failure, _, now, best_at = judge(inputs)
                 if failure is None:
                     settle(inputs, now, best_at, target=False)
                 best = max(best, now)
             else:
-                late.append((inputs, example, choices))
+                late.append((inputs, example, *drawn))
                 failure = None
             hypothesis.target(best, label="rarely touched clauses")
             return failure

@@ -114,15 +114,38 @@ _steering: Steering | None = None
 _NONE = object()  # no replayed choice
 
 
-def current_choices() -> tuple[Any, ...] | None:
-    """The choices the running example has made so far (None outside one, or if moved)."""
+def current_example() -> tuple[tuple[Any, ...], Any] | None:
+    """The running example's choices so far and the state of its ``Random`` (the
+    engine's; None if it has none), or None outside an example or if Hypothesis moved them."""
     try:
         from hypothesis.control import current_build_context
 
-        choices = current_build_context().data.choices
+        data = current_build_context().data
+        choices = data.choices
+        rng = data._random
+        state = None if rng is None else rng.getstate()
     except Exception:  # not in an example, or Hypothesis moved it: the caller judges at once
         return None
-    return tuple(choices) if isinstance(choices, tuple) else None
+    return (tuple(choices), state) if isinstance(choices, tuple) else None
+
+
+def rewind(state: Any) -> None:
+    """Set the running example's ``Random`` (the engine's) back to ``state``.
+
+    A failing batch found one example late is shrunk from the engine's Random as it
+    was when that batch was drawn, as if it had failed at once: the shrinker draws
+    from it, and the example drawn in between would otherwise steer it elsewhere.
+    """
+    if state is None:
+        return
+    try:
+        from hypothesis.control import current_build_context
+
+        rng = current_build_context().data._random
+    except Exception:
+        return
+    if rng is not None:
+        rng.setstate(state)
 
 
 @contextlib.contextmanager

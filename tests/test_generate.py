@@ -486,19 +486,23 @@ def test_a_served_platform_gets_chunks_while_the_batch_is_drawn_and_the_fault_is
     assert served.reasons == in_process.reasons
 
 
-@pytest.mark.parametrize("examples", [3, 4, MAX_EXAMPLES])
+@pytest.mark.parametrize(
+    ("seed", "examples"), [(SEED, 3), (SEED, 4), (SEED, MAX_EXAMPLES), (12348, MAX_EXAMPLES)]
+)
 def test_a_failure_judged_late_is_drawn_again_and_shrunk_as_if_judged_at_once(
-    examples: int,
+    seed: int, examples: int
 ) -> None:
     # With platforms on lanes a batch is judged while the next is drawn; the failing
-    # batch (this seed's second) is then drawn again by the backend, fails at once and
+    # batch (these seeds' second) is then drawn again by the backend, fails at once and
     # shrinks to what the in-process search (which judges every batch at once) finds.
     # With 3 examples the second is among the last two (judged at once); with 4 it is
     # judged late, in the third, and drawn again as the fourth: the last there is.
-    in_process = search_for("sse-frames", CrLfAcrossChunks("crlf")).search(examples, SEED, 96)
+    # With seed 12348 the shrink ends elsewhere unless the engine's Random is rewound
+    # to where it was when the failing batch was drawn.
+    in_process = search_for("sse-frames", CrLfAcrossChunks("crlf")).search(examples, seed, 96)
     search = search_for("sse-frames", served_crlf())
     try:
-        served = search.search(examples, SEED, 96)
+        served = search.search(examples, seed, 96)
     finally:
         search.close()
         search.others[0].adapter.stop()  # type: ignore[union-attr]
