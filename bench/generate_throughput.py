@@ -9,7 +9,7 @@ chunk, comparison, clause attribution, ``target()`` and steering), with no platf
 disagreeing, so no shrinking.
 
     .venv/bin/python bench/generate_throughput.py [--domain D ...] [--examples N] [--batch B]
-        [--in-process] [--repeat R]
+        [--in-process] [--repeat R] [--judge-at-once]
 
 Besides wall-clock rate it reports CPU time: the harness process's own, and that of
 its child processes (the served python and rust platforms, the Node worker), read
@@ -71,7 +71,13 @@ def main() -> None:
         "--in-process", action="store_true", help="python and rust inside the harness"
     )
     parser.add_argument("--tmpdir", default="auto", help="as generate --tmpdir")
+    parser.add_argument(
+        "--judge-at-once",
+        action="store_true",
+        help="judge each batch before the next is drawn (as before late judging), to compare",
+    )
     args = parser.parse_args()
+    _generate.JUDGE_LATE = not args.judge_at_once
     with case_tmpdir(args.tmpdir) as folder:
         print(f"case directories in {folder or 'the system temporary directory'}")
         run(args)
@@ -106,7 +112,8 @@ def run(args: argparse.Namespace) -> None:
         print(
             f"python and rust {served}; Python {platform.python_version()}, Hypothesis "
             f"{hypothesis.__version__}, {os.cpu_count()} CPUs, switch interval "
-            f"{_generate.SWITCH_INTERVAL * 1e3:g} ms (default {sys.getswitchinterval() * 1e3:g})"
+            f"{_generate.SWITCH_INTERVAL * 1e3:g} ms (default {sys.getswitchinterval() * 1e3:g}), "
+            f"batches judged {'late' if _generate.JUDGE_LATE else 'at once'}"
         )
         print(f"load average before: {os.getloadavg()[0]:.1f}")
         for _ in range(args.repeat):

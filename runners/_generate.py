@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
 import hypothesis
+import orjson
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.reporting import with_reporter
@@ -37,7 +38,8 @@ from adapters.worker import WorkerAdapter
 from strategies import Property
 
 from ._compare import diff, rules_for
-from ._generate_backend import Steering, backend, steered
+from ._generate_backend import NAME as BACKEND
+from ._generate_backend import Steering, backend, current_example, rewind, steered
 from ._generate_known import Cause, answer_causes
 from ._run import StartedPlatform, run_batch_in_order
 from ._schemas import domain_schema
@@ -49,6 +51,10 @@ MEMO_LIMIT = 100_000
 # Inputs kept by record: a few KB each; the records redrawn are mostly recent ones.
 DECODED_LIMIT = 20_000
 PIPELINE_CHUNK = 64
+# At most this many requests of chunks waiting on a lane are run as one call.
+LANE_MERGE = 4 * PIPELINE_CHUNK
+# Judge a batch while the next is drawn (see Search.search); off only to measure.
+JUDGE_LATE = True
 # How often (seconds) a running thread lets another have the GIL during a search.
 # Python's default (5 ms) leaves a platform's I/O threads waiting behind the drawing
 # and judging for milliseconds per chunk; much shorter, they take turns.
@@ -150,13 +156,40 @@ _encode_record = _record_encoder()
 EncodedInput = strategies.Encoded
 
 
+# orjson writes these as JSON, or refuses them (then marshal keys them), rather than
+# writing a dataclass as an object, a datetime as a string, or a str subclass as a str.
+_ORJSON_STRICT = (
+    orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
+_MARSHALLED = b"\x00"  # starts a marshal key, as no JSON text does
+
+
 def _exact(value: Any) -> bytes:
     """A key equal for two outputs exactly when they are the same JSON, keys in the same order.
 
-    marshal's version 2 has no back-references, so equal values give equal bytes;
-    unlike ``==`` it tells True from 1 and 1.0 from 1, and it costs less than repr.
+    Most often orjson's compact text (three to four times quicker than marshal):
+    unlike ``==`` it tells true from 1 and 1.0 from 1. It writes NaN and the
+    infinities as null, as it writes None, so a text with a null, and any value
+    orjson refuses (a lone surrogate, an integer past 64 bits, a tuple subclass...),
+    is keyed by marshal instead: its version 2 has no back-references, so equal
+    values give equal bytes, and it tells True from 1 too.
     """
-    return marshal.dumps(value, 2)
+    try:
+        text = orjson.dumps(value, option=_ORJSON_STRICT)
+    except TypeError:
+        return _MARSHALLED + marshal.dumps(value, 2)
+    if b"null" in text:
+        return _MARSHALLED + marshal.dumps(value, 2)
+    return text
+
+
+def _may_hold_a_boolean(key: bytes) -> bool:
+    """Whether the value keyed ``key`` may hold a boolean (False: it holds none)."""
+    if key.startswith(_MARSHALLED):  # marshal writes True and False as T and F
+        return b"T" in key or b"F" in key
+    return b"true" in key or b"false" in key
 
 
 _sorted_json = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
@@ -183,17 +216,15 @@ class _Keys:
         Equal exact keys are the same values, types and key order: the usual case,
         decided without comparing the values. Otherwise ``==`` decides up to its
         conflations: it says 1 == True == 1.0; the JSON numbers 1 and 1.0 are the same
-        (see runners._compare), a boolean is not a number. marshal writes True and
-        False as the bytes T and F, so when neither key has either byte, neither side
-        holds a boolean (other bytes may be T or F too: those go the slow way).
+        (see runners._compare), a boolean is not a number. When neither key can hold a
+        boolean (``_may_hold_a_boolean``: a string may spell true too, and then goes
+        the slow way), ``==`` is right.
         """
         mine = _exact(other)
         theirs = self.exact()
         return mine == theirs or (
-            b"T" not in mine
-            and b"F" not in mine
-            and b"T" not in theirs
-            and b"F" not in theirs
+            not _may_hold_a_boolean(mine)
+            and not _may_hold_a_boolean(theirs)
             and self.output == other
         )
 
@@ -228,13 +259,37 @@ class _Lane:
         self._thread.start()
 
     def _serve(self) -> None:
-        while (item := self._todo.get()) is not None:
-            ticket, requests = item
+        todo = self._todo
+        closing = False
+        while not closing and (item := todo.get()) is not None:
+            # Chunks sent while the platform ran the last are run as one call (up to
+            # LANE_MERGE requests): a worker then waits for the harness once, not once
+            # per chunk. Their requests' ids differ (Search._requests numbers them
+            # through the search).
+            items = [item]
+            size = len(item[1])
+            while size < LANE_MERGE:
+                try:
+                    more = todo.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    closing = True
+                    break
+                items.append(more)
+                size += len(more[1])
+            requests = item[1] if len(items) == 1 else [r for _, chunk in items for r in chunk]
             try:
                 answers: list[Answer] | BaseException = self._run(requests)
             except BaseException as e:  # passed on, so that the judging side never waits
                 answers = e
-            self._done.put((ticket, answers))
+            at = 0
+            for ticket, chunk in items:
+                if isinstance(answers, BaseException) or len(items) == 1:
+                    self._done.put((ticket, answers))
+                else:
+                    self._done.put((ticket, answers[at : at + len(chunk)]))
+                    at += len(chunk)
 
     def send(self, ticket: int, requests: list[Request]) -> None:
         self._todo.put((ticket, requests))
@@ -509,6 +564,7 @@ class Search:
         self._valid_outputs: set[str] = set()
         self._seen_outputs = 0
         self._tickets = itertools.count(1)
+        self._next_id = 0  # the next request's id (_requests)
         self._prefetching = False  # on while search() generates (not while it shrinks)
         self._sent: set[str] = set()  # inputs sent while generating (first_time)
         # target() for the search's backend: each batch's rarest record, varied.
@@ -524,11 +580,16 @@ class Search:
     # -- running -----------------------------------------------------------------
 
     def _requests(self, inputs: Sequence[Any]) -> list[Request]:
-        """One request per input, its JSON text made once for every platform."""
+        """One request per input, its JSON text made once for every platform.
+
+        Ids are numbered through the search, so chunks a lane runs together
+        (``_Lane``) never share one."""
         encode = _INPUT_ENCODER.encode
         domain = self.domain
         requests: list[Request] = []
-        for i, case_input in enumerate(inputs):
+        first = self._next_id
+        self._next_id = first + len(inputs)
+        for i, case_input in enumerate(inputs, first):
             if type(case_input) is EncodedInput:  # decoded with its text
                 text = case_input.json
             else:
@@ -745,16 +806,86 @@ class Search:
         failing: dict[str, Failure] = {}
         passed: set[str] = set()
 
+        # While generating with platforms on lanes, a batch is judged one example
+        # late: Hypothesis draws batch k + 1 (and sends its chunks) while the platforms
+        # still run batch k's last chunks, and batch k is judged when they are done.
+        # Judged at once, the harness would wait at every batch's end for its last
+        # chunk, and the platforms at every batch's start for its first. A failure
+        # found late is drawn again (Steering.replay: the next example makes batch k's
+        # choices again), fails at once there, and Hypothesis shrinks it as usual.
+        # The last two examples are judged at once, so that a replay still fits.
+        deferring = JUDGE_LATE and bool(self._lanes) and backend() == BACKEND
+        # A batch judged late, the example that drew it, its choices and the engine's
+        # Random after drawing it.
+        late: list[tuple[_Sent, int, tuple[Any, ...], Any]] = []
+
+        examples = itertools.count(1)  # this search's, where stats.examples counts all
+
         def test(inputs: list[Any]) -> None:
             self.stats.examples += 1
-            failure = judge_new(inputs) if first_failure else judge(inputs)[0]
+            example = next(examples)
+            offer()  # the batch before this one's (judged at once)
+            if first_failure:
+                failure = judge_new(inputs)
+            elif isinstance(inputs, _Sent) and deferring:
+                failure = judge_late(inputs, example)
+            else:
+                failure, _, best, best_at = judge(inputs)
+                if failure is None:
+                    settle(inputs, best, best_at)
             if failure is not None:
-                seen.append(failure)
-                if not first_failure:
-                    first_failure.append(self.stats.examples)
-                    failing[repr(failure[0])] = failure
-                    self._prefetching = False  # shrinking: only inputs not judged before run
+                found(failure, example)
                 raise _Found  # the one place: Hypothesis tells failures apart by where
+
+        def found(failure: Failure, example: int) -> None:
+            seen.append(failure)
+            if not first_failure:
+                first_failure.append(example)
+                failing[repr(failure[0])] = failure
+                self._prefetching = False  # shrinking: only inputs not judged before run
+
+        def judge_late(inputs: _Sent, example: int) -> Failure | None:
+            """Judge the batch before this one; this one now or, mostly, next time."""
+            best = 0.0
+            if late:
+                before, drawn_at, its_choices, its_random = late.pop()
+                failure, _, best, best_at = judge(before)
+                if failure is not None:
+                    found(failure, drawn_at)
+                    self.steering.replay(its_choices)
+                    rewind(its_random)  # as if this example had not drawn
+                    return None  # this batch passes; the next example is the replay
+                settle(before, best, best_at, target=False)
+                offer()  # the batch before this one's (judged late)
+            drawn = current_example()
+            if drawn is None or example >= max_examples - 1:
+                failure, _, now, best_at = judge(inputs)
+                if failure is None:
+                    settle(inputs, now, best_at, target=False)
+                best = max(best, now)
+            else:
+                late.append((inputs, example, *drawn))
+                failure = None
+            hypothesis.target(best, label="rarely touched clauses")
+            return failure
+
+        # A batch's rarest record is offered to steering as the example after it runs
+        # (judged at once or late, the next batch is drawn before it is offered), so
+        # that a seed draws the same batches either way.
+        offers: list[tuple[bytes, float]] = []
+
+        def settle(inputs: list[Any], best: float, best_at: int, target: bool = True) -> None:
+            # Climbed by Hypothesis on its own backend; on the search's (which skips the
+            # target phase) the same score steers the draws (runners._generate_backend).
+            if target:
+                hypothesis.target(best, label="rarely touched clauses")
+            if isinstance(inputs, _Sent) and inputs.records and best > 0:
+                offers.append((inputs.records[best_at], best))
+
+        def offer() -> None:
+            for record, score in offers:
+                self.steering.offer(record, score)
+            offers.clear()
 
         def judge_new(inputs: list[Any]) -> Failure | None:
             keys = [repr(case_input) for case_input in inputs]
@@ -764,7 +895,7 @@ class Search:
             fresh = [(k, i) for k, i in zip(keys, inputs, strict=True) if k not in passed]
             if not fresh:
                 return None
-            failure, judged = judge([i for _, i in fresh])
+            failure, judged, _, _ = judge([i for _, i in fresh])
             if len(passed) > MEMO_LIMIT:
                 passed.clear()
             passed.update(k for k, _ in fresh[:judged])
@@ -772,36 +903,34 @@ class Search:
                 failing[fresh[judged][0]] = failure
             return failure
 
-        def judge(inputs: list[Any]) -> tuple[Failure | None, int]:
-            """The first input some platform gets wrong, and how many passed before it."""
+        def judge(inputs: list[Any]) -> tuple[Failure | None, int, float, int]:
+            """The first input some platform gets wrong, how many passed before it, and
+            the passing inputs' best rarity and where it is."""
             best, best_at, at = 0.0, 0, 0
             for chunk, expected, verdicts in self.judged_chunks(inputs):
                 self.stats.cases += len(chunk)
                 for case_input, ref, reasons in zip(chunk, expected, verdicts, strict=True):
                     if reasons:
-                        return (case_input, ref, reasons), at
+                        return (case_input, ref, reasons), at, best, best_at
                     touched = self.module.clauses(case_input, ref)
                     rarity = self._rarity(touched)
                     if rarity > best:
                         best, best_at = rarity, at
                     self.stats.clause_hits.update(touched)
                     at += 1
-            # Climbed by Hypothesis on its own backend; on the search's (which skips the
-            # target phase) the same score steers the draws (runners._generate_backend).
-            hypothesis.target(best, label="rarely touched clauses")
-            if isinstance(inputs, _Sent) and inputs.records:
-                self.steering.offer(inputs.records[best_at], best)
-            return None, len(inputs)
+            return None, len(inputs), best, best_at
 
         strategy = input_batches(self.module, batch, self)
         self._prefetching = True
         try:
-            found = _drive(strategy, test, max_examples, seed, self.steering)
+            found_one = _drive(strategy, test, max_examples, seed, self.steering)
         finally:
             self._prefetching = False
         self.stats.seconds += time.perf_counter() - started
-        if not found:
+        if not found_one and not seen:
             return None
+        # Not found_one but seen: a failure judged late whose replay Hypothesis never
+        # ran (it stopped first): reported as found, unshrunk.
         case_input, ref, reasons = seen[-1]
         return Finding(
             self.domain,

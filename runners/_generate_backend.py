@@ -31,7 +31,7 @@ import random
 import warnings
 from collections import deque
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 NAME = "hanzo-records"
 READ_FROM = "6.170.17"
@@ -71,6 +71,24 @@ class Steering:
     def __init__(self) -> None:
         self._best: deque[bytes] = deque(maxlen=self.KEEP)
         self.varied = 0  # byte strings drawn as variants
+        self._replays: deque[tuple[Any, ...]] = deque()
+        self.replays = 0  # examples drawn as replays
+
+    def replay(self, choices: tuple[Any, ...]) -> None:
+        """Have the next example this backend draws make exactly ``choices`` again.
+
+        The search judges a batch while the next is drawn; when that finds a failure,
+        the failing batch is drawn again (a later example, same choices) so that
+        Hypothesis sees it fail and shrinks it as if it had failed at once.
+        """
+        self._replays.append(choices)
+
+    def replayed(self) -> tuple[Any, ...] | None:
+        """The choices a new example is to make again, if any (taken: once each)."""
+        if not self._replays:
+            return None
+        self.replays += 1
+        return self._replays.popleft()
 
     def offer(self, record: bytes, score: float) -> None:
         if score > 0 and record:
@@ -93,6 +111,41 @@ class Steering:
 
 
 _steering: Steering | None = None
+_NONE = object()  # no replayed choice
+
+
+def current_example() -> tuple[tuple[Any, ...], Any] | None:
+    """The running example's choices so far and the state of its ``Random`` (the
+    engine's; None if it has none), or None outside an example or if Hypothesis moved them."""
+    try:
+        from hypothesis.control import current_build_context
+
+        data = current_build_context().data
+        choices = data.choices
+        rng = data._random
+        state = None if rng is None else rng.getstate()
+    except Exception:  # not in an example, or Hypothesis moved it: the caller judges at once
+        return None
+    return (tuple(choices), state) if isinstance(choices, tuple) else None
+
+
+def rewind(state: Any) -> None:
+    """Set the running example's ``Random`` (the engine's) back to ``state``.
+
+    A failing batch found one example late is shrunk from the engine's Random as it
+    was when that batch was drawn, as if it had failed at once: the shrinker draws
+    from it, and the example drawn in between would otherwise steer it elsewhere.
+    """
+    if state is None:
+        return
+    try:
+        from hypothesis.control import current_build_context
+
+        rng = current_build_context().data._random
+    except Exception:
+        return
+    if rng is not None:
+        rng.setstate(state)
 
 
 @contextlib.contextmanager
@@ -107,9 +160,49 @@ def steered(steering: Steering | None) -> Iterator[None]:
 
 
 class RecordProvider(HypothesisProvider):
-    """Hypothesis's provider, drawing a fixed-size byte string in one call."""
+    """Hypothesis's provider, drawing a fixed-size byte string in one call.
+
+    An example started while ``Steering`` holds a replay draws the replayed choices
+    instead, one per draw, as long as each has the type drawn (else it draws afresh).
+    """
+
+    def __init__(self, conjecturedata: Any, /) -> None:
+        super().__init__(conjecturedata)
+        choices = None
+        if conjecturedata is not None and _steering is not None:
+            choices = _steering.replayed()
+        self._replay: Iterator[Any] | None = None if choices is None else iter(choices)
+
+    def _replayed(self, kind: type) -> Any:
+        """The next replayed choice if it is a ``kind``, else ``_NONE`` (replay over)."""
+        if self._replay is None:
+            return _NONE
+        value = next(self._replay, _NONE)
+        if type(value) is not kind:
+            self._replay = None
+            return _NONE
+        return value
+
+    def draw_boolean(self, p: float = 0.5) -> bool:
+        value = self._replayed(bool)
+        return super().draw_boolean(p) if value is _NONE else cast(bool, value)
+
+    def draw_integer(self, *args: Any, **constraints: Any) -> int:
+        value = self._replayed(int)
+        return super().draw_integer(*args, **constraints) if value is _NONE else cast(int, value)
+
+    def draw_float(self, *args: Any, **constraints: Any) -> float:
+        value = self._replayed(float)
+        return super().draw_float(*args, **constraints) if value is _NONE else cast(float, value)
+
+    def draw_string(self, *args: Any, **constraints: Any) -> str:
+        value = self._replayed(str)
+        return super().draw_string(*args, **constraints) if value is _NONE else cast(str, value)
 
     def draw_bytes(self, min_size: int = 0, max_size: int = 0, **rest: Any) -> bytes:
+        replayed = self._replayed(bytes)
+        if replayed is not _NONE:
+            return cast(bytes, replayed)
         rng = self._random
         if min_size != max_size or rest or rng is None:
             return super().draw_bytes(min_size, max_size, **rest)

@@ -4,6 +4,7 @@ zero-cost and huge token counts, and histories that are not well-formed."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hypothesis import strategies as st
@@ -44,6 +45,25 @@ MAX_CALLS_BEFORE = 2 * (MAX_TURNS - 1)  # calls made before the last turn, at mo
 
 Message = tuple[dict[str, Any], str]  # a message and its JSON text
 Piece = tuple[list[dict[str, Any]], list[str], int]  # messages, their texts, their tokens
+
+
+def _one_encoder() -> Any:
+    """``encode_input`` for a flat message, by one C encoder made once (JSONEncoder.encode
+    makes one per call, most of its cost for a message this small)."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # no C accelerator
+        return encode_input
+
+    def refuse(value: Any) -> Any:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+    encoder = make(
+        None, refuse, json.encoder.encode_basestring, None, ":", ",", False, False, False
+    )
+    return lambda value: "".join(encoder(value, 0))
+
+
+_encode_message = _one_encoder()
 
 
 def _message(**fields: Any) -> Message:
@@ -147,7 +167,7 @@ def _history(record: bytes) -> tuple[list[dict[str, Any]], list[str], int]:
             broken["token_count"] = -1
         total += broken["token_count"]
         messages[i] = broken
-        texts[i] = encode_input(broken)
+        texts[i] = _encode_message(broken)
     return messages, texts, total
 
 
@@ -172,12 +192,12 @@ def decode(record: bytes) -> Encoded:
     )
     summary_tokens = _SUMMARY[summary % 2] if summary < 128 else summary % 201
     compacted_tokens = _COMPACTED[compacted % 4]
-    case: dict[str, Any] = {
-        "messages": messages,
-        "max_tokens": max_tokens,
-        "summary_tokens": summary_tokens,
-        "compacted_tokens": compacted_tokens,
-    }
+    # Filled in place (Encoded's constructor would copy a dict made first).
+    case = dict.__new__(Encoded)
+    case["messages"] = messages
+    case["max_tokens"] = max_tokens
+    case["summary_tokens"] = summary_tokens
+    case["compacted_tokens"] = compacted_tokens
     text = [
         '{"messages":[',
         ",".join(texts),
@@ -201,7 +221,8 @@ def decode(record: bytes) -> Encoded:
             case[name] = False
             text.append(f',"{name}":false')
     text.append("}")
-    return Encoded(case, "".join(text))
+    case.json = "".join(text)
+    return case
 
 
 def inputs() -> st.SearchStrategy[dict[str, Any]]:

@@ -486,6 +486,55 @@ def test_a_served_platform_gets_chunks_while_the_batch_is_drawn_and_the_fault_is
     assert served.reasons == in_process.reasons
 
 
+@pytest.mark.parametrize(
+    ("seed", "examples"), [(SEED, 3), (SEED, 4), (SEED, MAX_EXAMPLES), (12348, MAX_EXAMPLES)]
+)
+def test_a_failure_judged_late_is_drawn_again_and_shrunk_as_if_judged_at_once(
+    seed: int, examples: int
+) -> None:
+    # With platforms on lanes a batch is judged while the next is drawn; the failing
+    # batch (these seeds' second) is then drawn again by the backend, fails at once and
+    # shrinks to what the in-process search (which judges every batch at once) finds.
+    # With 3 examples the second is among the last two (judged at once); with 4 it is
+    # judged late, in the third, and drawn again as the fourth: the last there is.
+    # With seed 12348 the shrink ends elsewhere unless the engine's Random is rewound
+    # to where it was when the failing batch was drawn.
+    in_process = search_for("sse-frames", CrLfAcrossChunks("crlf")).search(examples, seed, 96)
+    search = search_for("sse-frames", served_crlf())
+    try:
+        served = search.search(examples, seed, 96)
+    finally:
+        search.close()
+        search.others[0].adapter.stop()  # type: ignore[union-attr]
+    assert in_process is not None and served is not None
+    assert served.input == in_process.input and len(served.input["chunks"]) <= 3
+    assert served.reasons == in_process.reasons
+    assert served.examples == in_process.examples == 2
+    assert search.steering.replays == (0 if examples == 3 else 1)
+
+
+def test_a_failure_judged_late_is_reported_even_if_it_is_never_drawn_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Should the replay not happen (Hypothesis stopped first, say), the failure found
+    # late is reported as found, unshrunk, rather than lost.
+    from runners._generate_backend import Steering
+
+    monkeypatch.setattr(Steering, "replay", lambda self, choices: None)
+    search = search_for("sse-frames", served_crlf())
+    try:
+        served = search.search(MAX_EXAMPLES, SEED, 96)
+    finally:
+        search.close()
+        search.others[0].adapter.stop()  # type: ignore[union-attr]
+    assert served is not None and served.platforms == ("crlf",)
+    assert served.examples == 2 and search.steering.replays == 0
+    assert any(
+        a.endswith("\r") and b.startswith("\n")
+        for a, b in itertools.pairwise(served.input["chunks"])
+    )
+
+
 def test_a_lane_drops_answers_to_an_abandoned_batch() -> None:
     from runners._generate import _Lane
 
@@ -498,6 +547,45 @@ def test_a_lane_drops_answers_to_an_abandoned_batch() -> None:
         assert lane.take(2) == [{"id": "0", "output": "second"}]
     finally:
         lane.close()
+
+
+def test_chunks_waiting_on_a_lane_run_as_one_call_and_each_gets_its_answers() -> None:
+    import threading
+
+    from runners._generate import _Lane
+
+    release = threading.Event()
+    calls: list[list[str]] = []
+
+    def run(requests: list[Any]) -> list[Any]:
+        calls.append([r["id"] for r in requests])
+        release.wait(5)
+        return [{"id": r["id"], "output": r["input"]} for r in requests]
+
+    lane = _Lane("echo", run)
+    try:
+        lane.send(1, [{"id": "0", "domain": "d", "input": "a"}])
+        while not calls:  # the first chunk is running: the next two wait, then go together
+            threading.Event().wait(0.001)
+        lane.send(
+            1, [{"id": "1", "domain": "d", "input": "b"}, {"id": "2", "domain": "d", "input": "c"}]
+        )
+        lane.send(2, [{"id": "3", "domain": "d", "input": "d"}])
+        release.set()
+        assert lane.take(1) == [{"id": "0", "output": "a"}]
+        assert lane.take(1) == [{"id": "1", "output": "b"}, {"id": "2", "output": "c"}]
+        assert lane.take(2) == [{"id": "3", "output": "d"}]
+    finally:
+        lane.close()
+    assert calls == [["0"], ["1", "2", "3"]]
+    # The search numbers its requests through the search, so merged chunks never share an id.
+    search = search_for("mcp-normalization", PythonAdapter())
+    first = search._requests([{"op": "parse", "name": "a"}] * 2)
+    assert [r["id"] for r in first + search._requests([{"op": "parse", "name": "b"}])] == [
+        "0",
+        "1",
+        "2",
+    ]
 
 
 def test_a_boolean_is_not_the_number_one_nor_sorted_keys_a_difference() -> None:
@@ -520,6 +608,28 @@ def test_a_boolean_is_not_the_number_one_nor_sorted_keys_a_difference() -> None:
         search._judge({}, one, {"output": {"name": "a", "valid": 1.0}}, _Keys(one["output"]))
         is None
     )
+
+
+def test_outputs_orjson_cannot_key_exactly_are_keyed_by_marshal_and_judged_alike() -> None:
+    from runners._generate import _exact, _Keys
+
+    search = search_for("backoff-timing", PythonAdapter())
+    nothing = {"output": {"delay": None}}
+    # orjson writes NaN and infinity as null: those, lone surrogates and integers past
+    # 64 bits are keyed by marshal, and an in-process platform's NaN is no None.
+    for odd in (float("nan"), float("inf"), "\ud800", 2**70):
+        wrong = {"output": {"delay": odd}}
+        assert _exact(wrong["output"]) != _exact(nothing["output"])
+        assert search._judge({}, nothing, wrong, _Keys(nothing["output"]))
+        assert search._judge({}, wrong, wrong, _Keys(wrong["output"])) is None
+    # Where orjson keys both sides, the same JSON is passed and a boolean is no number.
+    ok = {"output": {"delay": 2, "capped": True}}
+    assert _exact(ok["output"]) == _exact({"delay": 2, "capped": True})
+    assert (
+        search._judge({}, ok, {"output": {"capped": True, "delay": 2.0}}, _Keys(ok["output"]))
+        is None
+    )
+    assert search._judge({}, ok, {"output": {"delay": 2, "capped": 1}}, _Keys(ok["output"]))
 
 
 def test_a_finding_whose_input_no_vector_may_hold_is_refused_as_a_strategy_bug() -> None:
