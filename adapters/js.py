@@ -75,7 +75,7 @@ def _command() -> list[str]:
 # The most answers the worker holds unwritten (worker.mjs MAX_HELD). It writes them
 # between cases only, so a case that hangs can leave up to this many answers before it
 # unwritten, and a timeout does not say which case hung.
-MAX_HELD = 64
+MAX_HELD = 256
 
 
 def create(*, timeout: float = 10.0) -> WorkerAdapter:

@@ -29,6 +29,7 @@ __all__ = [
     "BadRequest",
     "KnownInputText",
     "encode_request",
+    "expect_error_line",
     "expect_line",
     "expected_answer",
     "plainly_valid_response",
@@ -130,11 +131,18 @@ START_LINE = _line("start", {"cmd": "start", "version": PROTOCOL_VERSION})
 STOP_LINE = _line("stop", {"cmd": "stop"})
 EXPECT = "expect"
 """The protocol extension the harness offers its own children (docs/protocol.md)."""
-EXTENSIONS_LINE = json.dumps({"cmd": "extensions", "use": [EXPECT]}).encode("ascii") + b"\n"
-"""Offers the expect extension, right after the handshake (only to the harness's children)."""
+EXPECT_ERROR = "expect-error"
+"""The extension that acknowledges an expected contract error with its message only."""
+EXTENSIONS_LINE = (
+    json.dumps({"cmd": "extensions", "use": [EXPECT, EXPECT_ERROR]}).encode("ascii") + b"\n"
+)
+"""Offers the extensions, right after the handshake (only to the harness's children)."""
 ACK = b"="
 """The answer line (without its newline) of the expect extension: "the output's text is
 the request's expect"."""
+ERROR_ACK = b"!"
+"""How an answer line of the expect-error extension begins: ``!`` and the contract
+error's message as a JSON string ("the error has the request's expect_error code")."""
 
 
 # One encoder for every request (json.dumps with options builds one per call).
@@ -262,3 +270,46 @@ def _expect_line(request: Any) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         return b""
+
+
+def expect_error_line(request: Request) -> bytes | None:
+    """The ``run`` line with the expect-error extension's ``"expect_error": <the expected
+    error code>`` after the input, if the request says which contract error it expects
+    (``adapters.protocol.KnownInputText.expected_error``) and its line takes the
+    harness's plain spelling; None otherwise. Kept on the request (``error_line``).
+    """
+    line: bytes | None = getattr(request, "error_line", b"")  # b"": a plain request
+    if line is None:
+        code = request.expected_error  # type: ignore[attr-defined]
+        text = (
+            None
+            if type(code) is not str
+            else _spliced_run(
+                request["id"],
+                request["domain"],
+                request.input_json,  # type: ignore[attr-defined]
+                f',"expect_error":{_encode_string(code)}',
+            )
+        )
+        try:
+            line = b"" if text is None else text.encode("utf-8")
+        except UnicodeEncodeError:
+            line = b""
+        request.error_line = line  # type: ignore[attr-defined]
+    return line or None
+
+
+_scan_string: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+
+
+def error_acknowledged(line: bytes) -> str | None:
+    """The message an expect-error answer line (``!"<message>"``) carries, or None if the
+    line is not exactly ``!`` and one JSON string (then it is judged as any other line)."""
+    try:
+        text = line.decode("utf-8")
+        if text[1:2] != '"':
+            return None
+        message, end = _scan_string(text, 2, True)
+    except ValueError:  # not UTF-8, or not a JSON string
+        return None
+    return message if end == len(text) else None

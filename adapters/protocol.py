@@ -72,19 +72,25 @@ class KnownInputText(dict[str, Any]):
     An adapter that receives answers as text (``WorkerAdapter``) may then answer an
     output whose text is byte for byte that text with an :class:`OutputAsExpected`
     holding ``expected_output``, without decoding it: equal JSON text is the same
-    JSON value. Any other answer is decoded and returned as usual.
+    JSON value. Any other answer is decoded and returned as usual. Or it may say which
+    contract error it expects (``expected_error``, its code): a worker that took the
+    expect-error extension then answers that error with its message only, which the
+    adapter returns as an :class:`ErrorAsExpected`.
 
     The harness makes one per case and shares it between platforms, so adapters may
     keep what they derive from it: ``line`` (the encoded ``run`` line),
     ``answer_line`` (the answer line meaning "the expected output", ``b""`` when there
     is none) and ``expect_line`` (the ``run`` line carrying ``expect``, for a worker
-    that took the expect extension, ``b""`` when there is none), all None until made.
+    that took the expect extension, ``b""`` when there is none) and ``error_line`` (the
+    same for ``expect_error``), all None until made.
     Such a request is not changed once made.
     """
 
     __slots__ = (
         "answer_line",
+        "error_line",
         "expect_line",
+        "expected_error",
         "expected_output",
         "expected_output_json",
         "input_json",
@@ -99,6 +105,7 @@ class KnownInputText(dict[str, Any]):
         input_json: str | None,
         expected_output_json: str | None = None,
         expected_output: Any = None,
+        expected_error: str | None = None,
     ) -> None:
         self["id"] = request_id  # item by item: cheaper than dict's keyword __init__
         self["domain"] = domain
@@ -106,9 +113,11 @@ class KnownInputText(dict[str, Any]):
         self.input_json = input_json
         self.expected_output_json = expected_output_json
         self.expected_output = expected_output
+        self.expected_error = expected_error
         self.line: bytes | None = None
         self.answer_line: bytes | None = None
         self.expect_line: bytes | None = None
+        self.error_line: bytes | None = None
 
 
 _new_request = dict.__new__
@@ -121,6 +130,7 @@ def known_input_text(
     input_json: str,
     expected_output_json: str | None,
     expected_output: Any,
+    expected_error: str | None = None,
 ) -> KnownInputText:
     """``KnownInputText(...)`` with these arguments, at a third of the cost (no call
     through a Python ``__init__`` of a dict subclass): the harness makes one per case."""
@@ -131,7 +141,8 @@ def known_input_text(
     request.input_json = input_json
     request.expected_output_json = expected_output_json
     request.expected_output = expected_output
-    request.line = request.answer_line = request.expect_line = None
+    request.expected_error = expected_error
+    request.line = request.answer_line = request.expect_line = request.error_line = None
     return request
 
 
@@ -142,6 +153,19 @@ class OutputAsExpected(dict[str, Any]):
     To any caller it is a plain output response. One that knows the request's
     expectation (``runners._outcomes.Judgement``) can tell from the type alone that
     the output is that value, and skip comparing it.
+    """
+
+    __slots__ = ()
+
+
+class ErrorAsExpected(dict[str, Any]):
+    """An ``{id, error: {code, message}}`` response that a worker answered with the
+    expect-error extension's acknowledgement (docs/protocol.md): its ``code`` is the
+    request's ``expected_error`` (the worker compared it), its ``message`` the one the
+    worker wrote, already checked to be plain UTF-8 (I-JSON).
+
+    To any caller it is a plain error response. One that knows the request's
+    expectation (``runners._run``) can tell from the type alone that the error passes.
     """
 
     __slots__ = ()

@@ -25,12 +25,17 @@ as it is to be written, so the child makes no Python object per case; ``None``
 sends that line down the ordinary path (decode, ``run``, encode), which reports
 whatever made the fast path decline it.
 
-The child speaks the ``expect`` extension (docs/protocol.md, "The expect extension"):
+The child speaks the ``expect`` extension (docs/protocol.md, "The expect and expect-error
+extensions"):
 once the harness has offered it after the handshake, a ``run`` line may carry
 ``"expect": "<the expected output's compact JSON text>"``, and an answer whose output
 text is exactly that string is written as the one-byte line ``ACK`` instead of the
 whole answer. ``run_line`` adapters compare on their side (``PythonAdapter.run_line``
 in Python, the Rust extension's ``run_line`` in Rust); the ordinary path compares here.
+It takes ``expect-error`` too when the adapter's ``run_line`` speaks it
+(``run_line_extensions``, the Rust extension) or the adapter has none: a line with
+``"expect_error": "<code>"`` whose contract error has that code is answered
+``!"<message>"`` (``ERROR_ACK``) instead of the whole error.
 """
 
 from __future__ import annotations
@@ -50,9 +55,16 @@ from .protocol import PROTOCOL_VERSION, Adapter, PlatformUnavailable, Response, 
 
 IN_PROCESS_FACTORIES = {"python": "adapters.python:create", "rust": "adapters.rust:create"}
 EXPECT = "expect"
-"""The one protocol extension this child speaks (docs/protocol.md)."""
+"""A protocol extension this child speaks (docs/protocol.md)."""
+EXPECT_ERROR = "expect-error"
+"""The other one: taken when the adapter's ``run_line`` says it speaks it
+(``run_line_extensions``), or when the adapter has no ``run_line`` (this module
+answers it then)."""
 ACK = b"=\n"
 """The answer line meaning "the output's compact JSON text is the request's expect"."""
+ERROR_ACK = b"!"
+"""How the answer line meaning "the contract error has the request's expect_error code"
+begins; the error's message follows as a JSON string."""
 MAX_GROUP = 256
 """At most this many answers are held unwritten (the harness's isolation window)."""
 FLUSH_AFTER_S = 0.002
@@ -112,6 +124,27 @@ def encode(response: Response) -> bytes:
         return text.encode("utf-8") + b"\n"
     except UnicodeEncodeError:
         return json.dumps(response, allow_nan=False, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+def encode_message(message: str) -> bytes:
+    """A JSON string and a newline (UTF-8; ``\\u`` escapes where there is no UTF-8 form)."""
+    try:
+        return (_ENCODER.encode(message) + "\n").encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: escaped, and the harness reports it
+        return json.dumps(message).encode("ascii") + b"\n"
+
+
+def taken_extensions(adapter: Adapter, offered: Any) -> list[str]:
+    """The extensions this child takes of those the harness offers, for ``adapter``."""
+    if not isinstance(offered, list) or EXPECT not in offered:
+        return []
+    taken = [EXPECT]
+    speaks = getattr(adapter, "run_line_extensions", ())
+    if EXPECT_ERROR in offered and (
+        getattr(adapter, "run_line", None) is None or EXPECT_ERROR in speaks
+    ):
+        taken.append(EXPECT_ERROR)
+    return taken
 
 
 def _write(out: IO[bytes], line: bytes) -> None:
@@ -205,9 +238,14 @@ def _handshake_answer(answers: _Answers, message: dict[str, Any]) -> None:
     answers.write_now(json.dumps(message).encode("utf-8") + b"\n")
 
 
-def answer_line(response: Response, expect: Any) -> bytes:
-    """The line for a response to a request that carried ``expect`` (or None): ``ACK``
-    when the output's text, as this child writes it, is that string; else the answer."""
+def answer_line(response: Response, expect: Any, expect_error: Any = None) -> bytes:
+    """The line for a response to a request that carried ``expect`` or ``expect_error``
+    (or None): ``ACK`` when the output's text, as this child writes it, is that string;
+    ``!"<message>"`` when the contract error has that code; else the answer."""
+    if type(expect_error) is str and "error" in response:
+        error: Any = response["error"]  # type: ignore[typeddict-item]
+        if error.get("code") == expect_error and type(error.get("message")) is str:
+            return ERROR_ACK + encode_message(error["message"])
     if type(expect) is str and "output" in response:
         try:
             if output_text(response["output"]) == expect:  # type: ignore[typeddict-item]
@@ -238,6 +276,7 @@ def _serve(
 ) -> None:
     started = False
     expecting = False  # the harness took the expect extension (it sends no expect before)
+    expecting_errors = False  # and the expect-error extension
     run_line: Callable[[bytes], bytes | None] | None = getattr(adapter, "run_line", None)
     for line in lines:
         if started and run_line is not None and line.startswith(RUN_PREFIX):
@@ -274,9 +313,8 @@ def _serve(
             _handshake_answer(answers, {"ok": True, "implementation": info})
             continue
         if command == "extensions":
-            offered = request.get("use")
-            taken = [EXPECT] if isinstance(offered, list) and EXPECT in offered else []
-            expecting = bool(taken)
+            taken = taken_extensions(adapter, request.get("use"))
+            expecting, expecting_errors = EXPECT in taken, EXPECT_ERROR in taken
             answers.write_now(json.dumps({"extensions": taken}).encode("utf-8") + b"\n")
             continue
         if command != "run":
@@ -285,7 +323,13 @@ def _serve(
         [response] = adapter.run(
             [{"id": request["id"], "domain": request["domain"], "input": request["input"]}]
         )
-        answers.add(answer_line(response, request.get("expect") if expecting else None))
+        answers.add(
+            answer_line(
+                response,
+                request.get("expect") if expecting else None,
+                request.get("expect_error") if expecting_errors else None,
+            )
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -36,18 +36,23 @@ from typing import IO, Any
 
 from .messages import (
     ACK,
+    ERROR_ACK,
     EXPECT,
+    EXPECT_ERROR,
     EXTENSIONS_LINE,
     START_LINE,
     STOP_LINE,
     BadRequest,
     encode_request,
+    error_acknowledged,
+    expect_error_line,
     expect_line,
     expected_answer,
     problem,
 )
 from .protocol import (
     PROTOCOL_VERSION,
+    ErrorAsExpected,
     Implementation,
     OutputAsExpected,
     PlatformUnavailable,
@@ -361,17 +366,37 @@ class _Failure:
 
 
 class _Sent:
-    """The requests of one ``run`` that are sent (in order), each one's line, and the
-    answer line (without its newline) that means its expected output (or None);
-    ``all_expect``: every request carried the expect extension's ``expect``."""
+    """The requests of one ``run`` that are sent (in order), each one's line, the
+    answer line (without its newline) that means its expected output (or None), and
+    the error code it carried as ``expect_error`` (or None); ``all_expect``: every
+    request carried the expect extension's ``expect`` or ``expect_error``."""
 
-    __slots__ = ("all_expect", "expected", "lines", "requests")
+    __slots__ = ("all_expect", "codes", "expected", "lines", "requests")
 
     def __init__(self) -> None:
         self.requests: list[Request] = []
         self.lines: list[bytes] = []
         self.expected: list[bytes | None] = []
+        self.codes: list[str | None] = []
         self.all_expect = True
+
+
+def _error_answer(line: bytes, request_id: str, code: str) -> Response | None:
+    """The response an expect-error answer line (``!"<message>"``) stands for: an
+    :class:`ErrorAsExpected` with the expected code and the message; a plain error
+    response when the message is not plain UTF-8 (a lone surrogate, which judging
+    reports); None when the line is not that answer (it is then read as any line)."""
+    message = error_acknowledged(line)
+    if message is None:
+        return None
+    try:
+        message.encode("utf-8")
+    except UnicodeEncodeError:
+        return {"id": request_id, "error": {"code": code, "message": message}}
+    response = ErrorAsExpected()
+    response["id"] = request_id
+    response["error"] = {"code": code, "message": message}
+    return response  # type: ignore[return-value]  # an ErrorResponse, by its keys
 
 
 def _unmarked(requests: Sequence[Request], marked: list[Response | None]) -> list[Response]:
@@ -427,7 +452,11 @@ class WorkerAdapter:
     and the one-byte answer ``=`` in its turn means "my output's text is exactly that":
     it becomes an :class:`OutputAsExpected` holding the expected object. Any other
     answer is read as usual; answers stay one line per request, in order, so timeouts,
-    crashes and their attribution work as without it.
+    crashes and their attribution work as without it. The expect-error extension is
+    offered with it (``expecting_errors``): a request whose case expects a contract
+    error (``KnownInputText.expected_error``) then carries its code, and the answer
+    ``!"<message>"`` in its turn means "that error, with this message": it becomes an
+    :class:`ErrorAsExpected`.
     """
 
     def __init__(
@@ -453,6 +482,8 @@ class WorkerAdapter:
         self.held_while_running = held_while_running
         self.expect = expect
         self.expecting: bool | None = None  # did the worker take it (None: not started yet)
+        # Did it take the expect-error extension too (None: not started yet).
+        self.expecting_errors: bool | None = None
         self.implementation: Implementation | None = None
         self.restarts = 0  # total restarts since start(), for reports and tests
         self.broken: str | None = None
@@ -579,12 +610,13 @@ class WorkerAdapter:
         # A worker that does not know the offer answers it as an unknown command.
         taken = answer.get("extensions") if type(answer) is dict and len(answer) == 1 else None
         expecting = type(taken) is list and EXPECT in taken
+        # expect-error builds on expect: taken alone, it is not used.
+        expecting_errors = expecting and type(taken) is list and EXPECT_ERROR in taken
         if self.expecting is None:
-            self.expecting = expecting
-        elif self.expecting != expecting:
+            self.expecting, self.expecting_errors = expecting, expecting_errors
+        elif (self.expecting, self.expecting_errors) != (expecting, expecting_errors):
             raise self._start_error(
-                f"worker {command!r} {'took' if expecting else 'refused'} the expect "
-                "extension after a restart, unlike before",
+                f"worker {command!r} took the extensions {taken!r} after a restart, unlike before",
                 worker,
             )
 
@@ -614,11 +646,12 @@ class WorkerAdapter:
         # expected output" (adapters.protocol.KnownInputText), if any.
         sent = _Sent()
         refused: dict[str, Response] = {}
-        expecting = self.expecting
-        add_request, add_line, add_match = (
+        expecting, expecting_errors = self.expecting, self.expecting_errors
+        add_request, add_line, add_match, add_code = (
             sent.requests.append,
             sent.lines.append,
             sent.expected.append,
+            sent.codes.append,
         )
         for request in requests:
             if expecting:
@@ -627,7 +660,16 @@ class WorkerAdapter:
                     add_request(request)
                     add_line(with_expect)
                     add_match(ACK)
+                    add_code(None)
                     continue
+                if expecting_errors:
+                    with_code = expect_error_line(request)
+                    if with_code is not None:
+                        add_request(request)
+                        add_line(with_code)
+                        add_match(None)
+                        add_code(request.expected_error)  # type: ignore[attr-defined]
+                        continue
                 sent.all_expect = False
             try:
                 line = encode_request(request)
@@ -637,6 +679,7 @@ class WorkerAdapter:
             add_request(request)
             add_line(line)
             add_match(expected_answer(request))
+            add_code(None)
         sent.all_expect = sent.all_expect and bool(expecting)
         self._resent = set()
         responses: list[Response | None] = []
@@ -762,9 +805,12 @@ class WorkerAdapter:
         answer = responses.append
         matched = False  # an answer matched its expectation (a good answer) in this loop
         matches = expected[start : start + len(requests)]
+        codes = sent.codes[start : start + len(requests)]
         count = len(requests)
-        # Every request carried the expect extension's "expect": a list of lines as the
-        # reader brought them that are all "=" answers as many requests at once.
+        # Every request carried the expect extension's "expect" (or "expect_error"): a
+        # list of lines as the reader brought them that are all "=" answers as many
+        # requests at once, or "=" and "!" answers each in a request's turn that
+        # expects it, without the line-by-line loop below.
         in_bulk = sent.all_expect
         index = 0
         while index < count:
@@ -777,12 +823,20 @@ class WorkerAdapter:
                 except queue.Empty:
                     line = _TIMED_OUT
                 else:
-                    if in_bulk and got.count(ACK) == len(got) <= count - index:
-                        # "=" in each of these requests' turns (each carried "expect").
-                        matched = True
-                        responses += [None] * len(got)
-                        index += len(got)
-                        continue
+                    if in_bulk and len(got) <= count - index:
+                        if got.count(ACK) == len(got):
+                            # "=" in each of these requests' turns (each carried "expect").
+                            matched = True
+                            responses += [None] * len(got)
+                            index += len(got)
+                            continue
+                        taken = self._acknowledged(got, index, matches, codes, requests, answer)
+                        if taken:
+                            matched = True
+                            index += taken
+                            if taken == len(got):
+                                continue
+                            got = got[taken:]
                     ready.extend(got)
                     line = ready.popleft()
             match = matches[index]
@@ -794,6 +848,15 @@ class WorkerAdapter:
                 index += 1
                 continue
             request = requests[index]
+            code = codes[index]
+            if code is not None and line[:1] == ERROR_ACK:  # type: ignore[index]
+                # The expect-error extension's "!<message>": the expected code.
+                acknowledged = _error_answer(line, request["id"], code)  # type: ignore[arg-type]
+                if acknowledged is not None:
+                    matched = True
+                    answer(acknowledged)
+                    index += 1
+                    continue
             if matched:  # good answers before this one reset the count of failures
                 self._consecutive_failures = 0
                 matched = False
@@ -822,6 +885,35 @@ class WorkerAdapter:
             self._consecutive_failures = 0
         self._busy = False
         return None
+
+    @staticmethod
+    def _acknowledged(
+        got: Sequence[bytes | None],
+        index: int,
+        matches: Sequence[bytes | None],
+        codes: Sequence[str | None],
+        requests: Sequence[Request],
+        answer: Callable[[Response | None], None],
+    ) -> int:
+        """How many of ``got`` (lines in the turns of ``requests[index:]``) are the
+        extensions' acknowledgements, each in the turn of a request that carried what
+        it acknowledges, counted from the first; their responses are passed to
+        ``answer`` (None for "=")."""
+        taken = 0
+        for line in got:
+            turn = index + taken
+            if line == matches[turn]:  # "=" where "expect" went (None never equals a line)
+                answer(None)
+            else:
+                code = codes[turn]
+                if code is None or line is None or line[:1] != ERROR_ACK:
+                    break
+                acknowledged = _error_answer(line, requests[turn]["id"], code)
+                if acknowledged is None:
+                    break
+                answer(acknowledged)
+            taken += 1
+        return taken
 
     def _next_response(
         self,

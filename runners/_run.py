@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from adapters.protocol import (
     Adapter,
+    ErrorAsExpected,
     Implementation,
     KnownInputText,
     OutputAsExpected,
@@ -235,7 +236,8 @@ def _own_request(case: Case, expect: bool) -> Request:
         request.input_json = input_json
         request.expected_output_json = case.expected_json if expect else None
         request.expected_output = case.expected
-        request.line = request.answer_line = request.expect_line = None
+        request.expected_error = case.error if expect else None
+        request.line = request.answer_line = request.expect_line = request.error_line = None
     fields[key] = request
     return cast(Request, request)
 
@@ -281,7 +283,11 @@ def _run_own_inputs(
             continue
         append = outcomes.append
         for c, response in zip(part, responses, strict=True):
-            if response is None or (
+            if type(response) is ErrorAsExpected:
+                # The expect-error extension: the worker answered the request's expected
+                # error code (it carried c.error), its message checked plain UTF-8.
+                append(response["error"])
+            elif response is None or (
                 # Another adapter's way to say the same (the request's expected output).
                 type(response) is OutputAsExpected and expect and response["output"] is c.expected
             ):
@@ -332,7 +338,8 @@ def run_batch_in_order(adapter: Adapter, name: str, batch: list[Request]) -> lis
 def run_marked_in_order(adapter: Adapter, name: str, batch: list[Request]) -> list[Response | None]:
     """``run_batch_in_order``, except that from the harness's ``WorkerAdapter`` an answer
     that is the output its request expects is ``None`` (``WorkerAdapter.run_expected``),
-    where other adapters' may be an ``OutputAsExpected``."""
+    where other adapters' may be an ``OutputAsExpected``; an expected error acknowledged
+    (the expect-error extension) is an ``ErrorAsExpected``."""
     from adapters.worker import WorkerAdapter  # not at import: adapters.messages imports runners
 
     if not isinstance(adapter, WorkerAdapter):
@@ -342,15 +349,26 @@ def run_marked_in_order(adapter: Adapter, name: str, batch: list[Request]) -> li
         error = None
     except Exception as e:  # as run_batch_in_order
         responses, error = [], _raised(name, e)
-    if type(responses) is list and len(responses) == len(batch) and None in responses:
-        # The worker made each None in its request's turn (run_expected's contract).
-        marked = [r for r in responses if r is not None]
-        if not marked:
+    if type(responses) is list and len(responses) == len(batch):
+        # The worker made each None and ErrorAsExpected in its request's turn
+        # (run_expected's contract): only the other answers are checked.
+        others = [r for r in responses if r is not None and type(r) is not ErrorAsExpected]
+        if not others:
             return responses
-        requests = [q for q, r in zip(batch, responses, strict=True) if r is not None]
-        checked = _in_order(name, requests, marked, None)
-        answers = iter(checked)
-        return [None if r is None else next(answers) for r in responses]
+        if len(others) < len(responses):
+            requests = [
+                q
+                for q, r in zip(batch, responses, strict=True)
+                if r is not None and type(r) is not ErrorAsExpected
+            ]
+            answers = iter(_in_order(name, requests, others, None))
+            return cast(
+                "list[Response | None]",
+                [
+                    r if r is None or type(r) is ErrorAsExpected else next(answers)
+                    for r in responses
+                ],
+            )
     return cast("list[Response | None]", _in_order(name, batch, responses, error))
 
 

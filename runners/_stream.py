@@ -202,7 +202,7 @@ def encode_chunk(
     written from pieces (see ``_pass_line``).
     """
     odd = {o.case for per_platform in outcomes for o in _made(per_platform) if o.status != "pass"}
-    by_case = {c.id: c for c in cases}
+    by_case: dict[str, Case] | None = None  # made when a pass held as an Outcome needs it
     heads: dict[str, str] = {}
     platforms = []
     failed = 0
@@ -235,7 +235,7 @@ def encode_chunk(
                             wanted = case.expected_json
                             actual = _ENCODE(case.expected) if wanted is None else wanted
                         else:  # the expected error, this body
-                            actual = f'{{"error":{_ENCODE(item)}}}'
+                            actual = _error_text(cast("dict[str, Any]", item))
                         # The hash is a hex digest: a JSON string as it is.
                         lines.append(
                             f'{head}{_STRING(case_id)},"case_hash":"{case.content_hash()}"{tail}'
@@ -248,6 +248,8 @@ def encode_chunk(
             if o.status == "pass" and o.case not in odd and not named(o.domain, o.case):
                 passes += 1
                 if lines_wanted:
+                    if by_case is None:
+                        by_case = {c.id: c for c in cases}
                     lines.append(_pass_line(o, heads, by_case.get(o.case)))
                 continue
             failed += o.status == "fail" or o.status == "error"
@@ -399,6 +401,16 @@ def _pass_line(o: Outcome, heads: dict[str, str], case: Case | None = None) -> s
     else:
         actual = f',"actual":{_ENCODE(value)}'
     return f'{head}{_STRING(o.platform)},"status":"pass"{actual},"diff":[]}}'
+
+
+def _error_text(body: dict[str, Any]) -> str:
+    """``{"error": <body>}`` as ``_ENCODE`` writes it; the usual body (``code`` then
+    ``message``, both strings) spelled directly, the same bytes without the encoder."""
+    if len(body) == 2:
+        code, message = body.get("code"), body.get("message")
+        if type(code) is str and type(message) is str and next(iter(body)) == "code":
+            return f'{{"error":{{"code":{_STRING(code)},"message":{_STRING(message)}}}}}'
+    return f'{{"error":{_ENCODE(body)}}}'
 
 
 def _made(outcomes: Sequence[Outcome]) -> Iterator[Outcome]:

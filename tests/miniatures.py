@@ -290,3 +290,32 @@ class Recorder:
 
     def stop(self) -> None:
         self.inner.stop()
+
+
+def wrong_error_code() -> WrongErrorCode:
+    """``WrongErrorCode`` as a served child's factory (``adapters.serve miniatures:...``)."""
+    return WrongErrorCode("wrong-error-code")
+
+
+class ErrorMessage(_Wrapped):
+    """Every contract error keeps its code and comes back with this message instead (one
+    that JSON must escape), e.g. to follow a message through the expect-error extension."""
+
+    MESSAGE = 'said "no" \\ to caf\u00e9 \u2028 \t \U0001f600 \x7f'
+
+    def __init__(self, name: str = "error-message", message: str = MESSAGE) -> None:
+        super().__init__(name)
+        self.message = message
+
+    def run(self, requests: Sequence[Request]) -> list[Response]:
+        return [
+            {"id": r["id"], "error": {"code": r["error"]["code"], "message": self.message}}
+            if "error" in r
+            else r
+            for r in self.inner.run(requests)
+        ]
+
+
+def lone_surrogate_message() -> ErrorMessage:
+    """``ErrorMessage`` whose message is not I-JSON (a lone surrogate)."""
+    return ErrorMessage("lone-surrogate", "bad \ud800 message")

@@ -8,11 +8,15 @@
 // answers to one stdin chunk are written with a single write, so a pipelined
 // batch costs one JSON.parse and one JSON.stringify per case and few syscalls.
 //
-// The worker speaks the expect extension (docs/protocol.md, "The expect extension"),
-// which the harness offers its own children after the handshake: once taken, a run
+// The worker speaks the expect extension (docs/protocol.md, "The expect and
+// expect-error extensions"), which the harness offers its own children after the
+// handshake: once taken, a run
 // request may carry "expect" (the expected output's JSON text, as a string), and an
 // output whose JSON.stringify text is exactly that string is answered with the line
 // "=" instead of the whole answer. Every other answer is written as without it.
+// With the expect-error extension too, a request may carry "expect_error" (a contract
+// error code) instead, and a HanzoError with that code is answered "!" and its message
+// as a JSON string.
 
 import { readFileSync } from "node:fs";
 
@@ -38,8 +42,11 @@ try {
 let started = false;
 let stopping = false;
 let expecting = false; // the harness took the expect extension
+let expectingErrors = false; // and the expect-error extension
 const EXPECT = "expect";
+const EXPECT_ERROR = "expect-error";
 const ACK = "=";
+const ERROR_ACK = "!";
 let pending = ""; // an incomplete line carried over between stdin chunks
 /** @type {string[]} */
 let out = [];
@@ -125,6 +132,9 @@ function handleRun(request) {
     output = DOMAINS[domain](request.input);
   } catch (err) {
     if (err instanceof HanzoError) {
+      if (expectingErrors && typeof request.expect_error === "string" && err.code === request.expect_error && typeof err.message === "string") {
+        return ERROR_ACK + JSON.stringify(err.message);
+      }
       return JSON.stringify({ id, error: { code: err.code, message: err.message } });
     }
     const { message, detail } = describe(err);
@@ -183,12 +193,14 @@ function handleLine(line) {
 }
 
 /**
- * The harness offers extensions after the handshake: take "expect" if offered.
+ * The harness offers extensions after the handshake: take "expect" and
+ * "expect-error" if offered.
  * @param {any} request
  * @returns {string}
  */
 function handleExtensions(request) {
   expecting = Array.isArray(request.use) && request.use.includes(EXPECT);
+  expectingErrors = expecting && request.use.includes(EXPECT_ERROR);
   if (expecting) {
     // stdout is the protocol's: a stray line there could be taken for an answer "=" in
     // a case's turn, so whatever the implementation logs goes to stderr (with the
@@ -197,7 +209,7 @@ function handleExtensions(request) {
       console[name] = (...args) => console.error(...args);
     }
   }
-  return JSON.stringify({ extensions: expecting ? [EXPECT] : [] });
+  return JSON.stringify({ extensions: expecting ? (expectingErrors ? [EXPECT, EXPECT_ERROR] : [EXPECT]) : [] });
 }
 
 // Answers are batched per stdin chunk, but never held longer than this: a slow
@@ -207,7 +219,7 @@ const MAX_HOLD_MS = 100;
 // Nor more than this many: a case that never returns keeps the answers held before
 // it unwritten (one thread), and the harness then runs the unanswered cases one at
 // a time to find it, which this bounds (adapters/js.py MAX_HELD).
-const MAX_HELD = 64;
+const MAX_HELD = 256;
 let lastFlush = Date.now();
 
 function flush() {

@@ -32,5 +32,7 @@ def run_line(line: bytes) -> bytes | None:
     A line with ``"expect": "<JSON text>"`` (the expect extension, docs/protocol.md) is
     answered ``b"=\\n"`` when the output is that JSON value: the same text as serde
     writes it, or an equal ``serde_json::Value`` (any key order; a boolean is never a
-    number, ``1`` is not ``1.0``); otherwise as without it.
+    number, ``1`` is not ``1.0``); otherwise as without it. A line with
+    ``"expect_error": "<code>"`` (the expect-error extension) whose contract error has
+    that code is answered ``b'!"<message>"\\n'`` (the message as a JSON string).
     """

@@ -39,7 +39,9 @@ fn run_batch(py: Python<'_>, requests_json: &str) -> PyResult<String> {
 /// each request, so no Python object is made per case on either side of the call.
 ///
 /// A line with `"expect": "<JSON text>"` (the expect extension, docs/protocol.md) whose
-/// output is that JSON value is answered with the line `=` instead (see [`as_expected`]).
+/// output is that JSON value is answered with the line `=` instead (see [`as_expected`]);
+/// one with `"expect_error": "<code>"` (the expect-error extension) whose contract error
+/// has that code, with the line `!"<message>"` (the message as a JSON string).
 #[pyfunction]
 fn run_line<'py>(py: Python<'py>, line: &[u8]) -> Option<Bound<'py, PyBytes>> {
     let answer = py.detach(|| answer_line(line))?;
@@ -50,23 +52,46 @@ fn run_line<'py>(py: Python<'py>, line: &[u8]) -> Option<Bound<'py, PyBytes>> {
 const ACK: &str = "=\n";
 
 /// The response line for one request line (a `run` message is a request with more
-/// keys, `cmd` and maybe `expect`, which the batch ignores).
+/// keys, `cmd` and maybe `expect` or `expect_error`, which the batch ignores).
 fn answer_line(line: &[u8]) -> Option<String> {
     let mut request: Value = serde_json::from_slice(line).ok()?;
-    let expect = match request.as_object_mut()?.remove("expect") {
+    let fields = request.as_object_mut()?;
+    let expect = match fields.remove("expect") {
         None => None,
         Some(Value::String(text)) => Some(text),
         Some(_) => return None, // not the harness's spelling: the slow path says so
     };
-    let mut answer = batch::run_request(&request).ok()?;
+    let expect_error = match fields.remove("expect_error") {
+        None => None,
+        Some(Value::String(code)) => Some(code),
+        Some(_) => return None,
+    };
+    let (id, answered) = batch::answer_request(&request).ok()?;
+    let mut answer = match (answered, expect_error) {
+        (batch::Answered::Error(error), Some(code)) if error.code == code => {
+            // The expect-error extension: the expected code, so only the message goes.
+            return Some(error_acknowledgement(&error.message));
+        }
+        (answered, _) => answered.response(id),
+    };
     if let Some(expect) = expect {
-        let id = request.get("id")?.to_string();
+        let id = id.to_string();
         if output_text(&answer, &id).is_some_and(|output| as_expected(output, &expect)) {
             return Some(ACK.to_owned());
         }
     }
     answer.push('\n');
     Some(answer)
+}
+
+/// The expect-error extension's answer line: `!` and the message as a JSON string.
+fn error_acknowledgement(message: &str) -> String {
+    let mut line = String::with_capacity(message.len() + 4);
+    line.push('!');
+    // A `String` always serializes (serde escapes what JSON needs).
+    line.push_str(&Value::from(message).to_string());
+    line.push('\n');
+    line
 }
 
 /// The output's text in a response `{"id":<id>,"output":<output>}` as

@@ -18,6 +18,8 @@ use std::sync::Once;
 
 use serde_json::{json, Map, Value};
 
+use crate::CaseError;
+
 /// A request or batch the caller got wrong (not JSON, or not the protocol's shape).
 ///
 /// This is a harness bug, never an implementation's: the binding raises it as
@@ -113,34 +115,59 @@ pub fn catch_crash<T>(f: impl FnOnce() -> T) -> Result<T, Crash> {
     })
 }
 
-/// The response to one request, as JSON text: `{"id":..,"output":..}` (the output as
-/// the domain wrote it, see [`crate::run_case_text`]), `{"error":..,"id":..}` (a
-/// contract error) or `{"crash":..,"id":..}`.
-///
-/// The harness never sends a domain missing from [`implementation`]; if it does,
-/// that is a `crash` (as on the other platforms), not a contract error.
-fn respond(id: &Value, domain: &str, input: &Value) -> String {
-    let (key, body) = if crate::domains().any(|d| d == domain) {
-        match catch_crash(|| crate::run_case_text(domain, input)) {
-            Ok(Ok(output)) => return format!("{{\"id\":{id},\"output\":{output}}}"),
-            Ok(Err(error)) => (
+/// What running one request came to, before it is written as a response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answered {
+    /// The output's JSON text, as the domain wrote it (see [`crate::run_case_text`]).
+    Output(String),
+    /// A contract error.
+    Error(CaseError),
+    /// A panic, or a domain this platform does not implement.
+    Crash(Crash),
+}
+
+impl Answered {
+    /// The response for request `id`, as JSON text: `{"id":..,"output":..}`,
+    /// `{"error":..,"id":..}` or `{"crash":..,"id":..}`.
+    #[must_use]
+    pub fn response(self, id: &Value) -> String {
+        let (key, body) = match self {
+            Self::Output(output) => return format!("{{\"id\":{id},\"output\":{output}}}"),
+            Self::Error(error) => (
                 "error",
                 json!({"code": error.code, "message": error.message}),
             ),
-            Err(crash) => (
+            Self::Crash(crash) => (
                 "crash",
                 json!({"message": crash.message, "detail": crash.detail}),
             ),
-        }
-    } else {
-        let message = format!("rust does not implement {domain}");
-        (
-            "crash",
-            json!({"message": message, "detail": "not in implementation().domains"}),
-        )
-    };
-    let response = Map::from_iter([("id".to_owned(), id.clone()), (key.to_owned(), body)]);
-    Value::Object(response).to_string()
+        };
+        let response = Map::from_iter([("id".to_owned(), id.clone()), (key.to_owned(), body)]);
+        Value::Object(response).to_string()
+    }
+}
+
+/// Run one case, panics caught.
+///
+/// The harness never sends a domain missing from [`implementation`]; if it does,
+/// that is a `crash` (as on the other platforms), not a contract error.
+fn answer(domain: &str, input: &Value) -> Answered {
+    if !crate::domains().any(|d| d == domain) {
+        return Answered::Crash(Crash {
+            message: format!("rust does not implement {domain}"),
+            detail: "not in implementation().domains".to_owned(),
+        });
+    }
+    match catch_crash(|| crate::run_case_text(domain, input)) {
+        Ok(Ok(output)) => Answered::Output(output),
+        Ok(Err(error)) => Answered::Error(error),
+        Err(crash) => Answered::Crash(crash),
+    }
+}
+
+/// The response to one request, as JSON text (see [`Answered::response`]).
+fn respond(id: &Value, domain: &str, input: &Value) -> String {
+    answer(domain, input).response(id)
 }
 
 /// `{"name", "version", "language", "domains"}` for this platform, as JSON.
@@ -197,12 +224,22 @@ pub fn run_batch(requests_json: &str) -> Result<String, BadRequest> {
 /// [`BadRequest`] when the request lacks a string `id`, a string `domain` or an
 /// `input`; nothing is run then.
 pub fn run_request(request: &Value) -> Result<String, BadRequest> {
+    let (id, answered) = answer_request(request)?;
+    Ok(answered.response(id))
+}
+
+/// The request's id and what running it came to, not yet written (the caller may
+/// answer a contract error it expected more briefly, docs/protocol.md).
+///
+/// # Errors
+/// As [`run_request`].
+pub fn answer_request(request: &Value) -> Result<(&Value, Answered), BadRequest> {
     match (
         request.get("id"),
         request.get("domain").and_then(Value::as_str),
         request.get("input"),
     ) {
-        (Some(id @ Value::String(_)), Some(domain), Some(input)) => Ok(respond(id, domain, input)),
+        (Some(id @ Value::String(_)), Some(domain), Some(input)) => Ok((id, answer(domain, input))),
         _ => Err(BadRequest(
             "the request needs a string \"id\", a string \"domain\" and an \"input\"".to_owned(),
         )),
