@@ -680,7 +680,9 @@ def _load_quick(path: Path) -> VectorFile | None:
     del data
     if _nested_past_limit(structure):
         raise _Unvouched  # reported by the checked path, which says where
-    return _load_plain(path, document, None, structure.count(b":"))
+    members = structure.count(b":")
+    del structure
+    return _load_plain(path, document, None, members)
 
 
 def _load_parsed_by_json(path: Path) -> VectorFile | None:
@@ -705,9 +707,11 @@ def _load_parsed_by_json(path: Path) -> VectorFile | None:
 
 
 class _Unvouched(Exception):
-    """orjson's reading of a file cannot be vouched for: a float (Python's encoder
-    writes the case texts; the json module reads the file again), an integer beyond
-    I-JSON's range, or nesting near the limit (both found again, and reported, there)."""
+    """orjson's reading of a file cannot be vouched for: bytes it does not read (not
+    UTF-8 or not JSON, NaN, a number beyond a double, a lone surrogate), nesting past
+    MAX_DEPTH, an integer beyond I-JSON's range or a float. The json module reads the
+    file again: its number hooks and checks find each of these again and, but for a
+    float (Python's encoder then writes the case texts), report it as before."""
 
 
 def _plain_numbers(value: Any) -> bool:
