@@ -22,6 +22,7 @@ from ._format import canonical
 from ._gate import EXIT_USAGE, exit_code
 from ._history import render_history
 from ._html import render_html
+from ._inherited_signals import to_handle
 from ._jobs import run_jobs
 from ._ledger import LedgerGate, ledger_from_results, ledger_text, load_ledger
 from ._markdown import render_markdown
@@ -103,11 +104,12 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 @contextlib.contextmanager
 def _signals(handler: Any) -> Iterator[None]:
-    """SIGINT and SIGTERM go to ``handler`` inside the block (main thread only)."""
+    """SIGINT and SIGTERM go to ``handler`` inside the block (main thread only), unless
+    the process was started with one ignored (``runners._inherited_signals``)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous = {s: signal.signal(s, handler) for s in to_handle()}
     try:
         yield
     finally:
@@ -483,6 +485,14 @@ def add_generate_parsers(sub: Any) -> None:
     p.add_argument("--report", action="store_true", help="print the clause coverage")
     p.add_argument("--no-properties", action="store_true", help="only the differential search")
     p.add_argument("--no-write", action="store_true", help="do not write vectors/candidates/")
+    p.add_argument(
+        "--expectations",
+        action="append",
+        default=[],
+        metavar="LEDGER",
+        help="a platform's expectations ledger: inputs on which it diverges only in the "
+        "clusters it records are not findings, so the search looks past them (repeatable)",
+    )
     _in_process_option(p)
     p.add_argument(
         "--vectors-dir",

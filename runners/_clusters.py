@@ -85,9 +85,16 @@ class Divergence:
     entry: Mapping[str, Any]  # the diff / schema_errors entry, or the result for a crash
 
 
+def unledgered_status(result: Mapping[str, Any]) -> str:
+    """The status without any ledger: an ``xfail`` is what it records in
+    ``expected_status`` (a recorded crash is still a crash)."""
+    status: str = result["status"]
+    return result.get("expected_status", "fail") if status == "xfail" else status
+
+
 def divergences(result: Mapping[str, Any]) -> Iterator[Divergence]:
     """Every divergence of a failing or erroring result (none for pass, skip, not_run)."""
-    if result["status"] == "error":
+    if unledgered_status(result) == "error":
         yield Divergence("", "crash", result)
         return
     for d in result.get("diff", ()):
@@ -235,7 +242,7 @@ _CRASH = cluster_id("", "crash")
 
 def annotate_result(r: dict[str, Any]) -> None:
     """Put the cluster id on each divergence of one result (in place)."""
-    if r["status"] == "error":
+    if unledgered_status(r) == "error":
         r["cluster"] = _CRASH
         return
     for d in r.get("diff", ()):

@@ -38,6 +38,7 @@ from strategies import Property
 
 from ._compare import diff, rules_for
 from ._generate_backend import Steering, backend, steered
+from ._generate_known import Cause, answer_causes
 from ._run import StartedPlatform, run_batch_in_order
 from ._schemas import domain_schema
 
@@ -105,6 +106,8 @@ class Stats:
     seconds: float = 0.0  # in the differential search
     property_seconds: float = 0.0
     clause_hits: Counter[str] = field(default_factory=Counter)
+    known: int = 0  # answers that diverged only in a ledger's recorded causes (--expectations)
+    skipped: Counter[str] = field(default_factory=Counter)  # per platform: answered `skip`
 
     @property
     def cases_per_second(self) -> float:
@@ -486,6 +489,7 @@ class Search:
         reference: StartedPlatform,
         others: Sequence[StartedPlatform],
         rules: Sequence[Mapping[str, Any]] = (),
+        known: Mapping[str, frozenset[Cause]] | None = None,
     ) -> None:
         module = strategies.load(domain)
         if module is None:
@@ -497,6 +501,8 @@ class Search:
         self.reference = reference
         self.others = list(others)
         self.rules = list(rules)
+        # Per platform, the divergences its ledger records (runners._generate_known).
+        self.known = dict(known or {})
         schema = domain_schema(domain)
         self.output_schema = schema.output if schema else None
         self.stats = Stats()
@@ -693,11 +699,32 @@ class Search:
             if not reasons:
                 keys = _Keys(ref.get("output"))
                 for name, responses in answers.items():
+                    if "skip" in responses[i]:  # declined (protocol skip): not compared
+                        self.stats.skipped[name] += 1
+                        continue
                     why = self._judge(case_input, ref, responses[i], keys)
+                    if why and self.known:
+                        why = self._past_known(name, case_input, ref, responses[i], why)
                     if why:
                         reasons[name] = why
             verdicts.append(reasons)
         return verdicts
+
+    def _past_known(
+        self, platform: str, case_input: Any, expected: Answer, actual: Answer, why: str
+    ) -> str | None:
+        """``why``, naming the causes the platform's ledger does not record; None if it
+        records them all (a known divergence: not a finding)."""
+        known = self.known.get(platform)
+        if known is None:
+            return why
+        causes = answer_causes(case_input, expected, actual, self.rules, self.output_schema)
+        new = causes - known
+        if causes and not new:
+            self.stats.known += 1
+            return None
+        shown = ", ".join(f"{pattern or '/'}: {kind}" for pattern, kind in sorted(new))
+        return f"{why}; not in its ledger: {shown}" if shown else why
 
     # -- searching ---------------------------------------------------------------
 

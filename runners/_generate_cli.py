@@ -16,6 +16,8 @@ from typing import Any
 
 from ._candidates import as_case, not_a_vector_input, write_candidate
 from ._generate import REFERENCE, Finding, Search, Stats
+from ._generate_known import Cause, known_causes
+from ._ledger import load_ledger
 from ._platforms import factories, start_all, stop_all
 from ._resources import project_dir
 from ._run import StartedPlatform
@@ -72,10 +74,11 @@ def run_domain(
     others: Sequence[StartedPlatform],
     args: argparse.Namespace,
     seed: int,
+    known: dict[str, frozenset[Cause]] | None = None,
 ) -> tuple[list[Finding], Search]:
     corpus = _corpus(domain, args.vectors_dir)
     rules = corpus.comparison if corpus else ()
-    search = Search(domain, reference, others, rules)
+    search = Search(domain, reference, others, rules, known)
     findings = []
     try:
         finding = search.search(args.max_examples, seed, args.batch)
@@ -145,6 +148,10 @@ def _generate(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.randrange(2**32)
     names = list(dict.fromkeys([REFERENCE, *args.platform])) if args.platform else None
     chosen = factories(names, args.worker, args.case_timeout, args.in_process)
+    known = known_causes([load_ledger(Path(p)) for p in getattr(args, "expectations", [])])
+    stray = sorted(set(known) - {name for name, _ in chosen})
+    if stray:
+        raise HarnessError(f"--expectations: a ledger for {', '.join(stray)}, not compared here")
     platforms = start_all(chosen)
     try:
         by_name = {p.name: p for p in platforms}
@@ -155,6 +162,8 @@ def _generate(args: argparse.Namespace) -> int:
             if p.implementation is None:
                 print(f"{p.name}: not compared ({p.failure})")
         print(f"hanzo-conformance generate --seed {seed}")
+        for platform, causes in sorted(known.items()):
+            print(f"{platform}: {len(causes)} known causes (ledger clusters) are not findings")
         total_findings = 0
         for domain in args.domain:
             others = [
@@ -173,7 +182,7 @@ def _generate(args: argparse.Namespace) -> int:
             print(f"{domain}: {REFERENCE} (reference) vs {compared}")
             if skipped:
                 print(f"  not implemented by: {', '.join(skipped)}")
-            findings, search = run_domain(domain, reference, others, args, seed)
+            findings, search = run_domain(domain, reference, others, args, seed, known)
             stats = search.stats
             print(
                 f"  {stats.cases} generated cases in {stats.seconds:.2f} s "
@@ -181,6 +190,11 @@ def _generate(args: argparse.Namespace) -> int:
                 f"not run again), {stats.examples} examples"
                 + (f"; properties {stats.property_seconds:.2f} s" if stats.property_seconds else "")
             )
+            for name, count in sorted(stats.skipped.items()):
+                share = "all" if count == stats.cases else f"{count:,} of the {stats.cases:,}"
+                print(f"  {name} answered skip (not applicable) to {share} cases: not compared")
+            if stats.known:
+                print(f"  {stats.known} answers diverged only in known causes (--expectations)")
             for finding in findings:
                 print("\n".join(_describe_finding(finding)))
                 refused = not_a_vector_input(finding)

@@ -181,7 +181,7 @@ function renderGrid() {
       const c = D.matrix[d][p] || {};
       const ran = (c.pass || 0) + (c.fail || 0) + (c.error || 0) + (c.xfail || 0);
       const bad = ["fail", "error", "xfail", "not_run"].filter((k) => c[k]).map((k) => c[k] + " " + k).join(", ");
-      const text = ran || c.not_run ? (c.pass || 0) + "/" + (ran + (c.not_run || 0)) + (bad ? " (" + bad + ")" : "") : "not implemented";
+      const text = ran || c.not_run ? (c.pass || 0) + "/" + (ran + (c.not_run || 0)) + (bad ? " (" + bad + ")" : "") : (D.summary.platforms[p].domains || []).includes(d) ? "not applicable" : "not implemented";
       row.append(el("td", {class: gridClass(c), title: "show " + d + " on " + p,
         onclick: () => { causeFilter = null; $("f-domain").value = d; $("f-platform").value = p; $("f-status").value = ""; apply(); }}, text));
     }

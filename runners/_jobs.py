@@ -41,6 +41,7 @@ from typing import IO, Any
 
 from . import _stream
 from ._gate import in_shard
+from ._inherited_signals import to_handle
 from ._outcomes import Outcome, unjudged
 from ._platforms import describe, stop_all
 from ._run import StartedPlatform
@@ -222,7 +223,7 @@ def _job_body(
     def body(job: Job) -> int:
         state = _stream.RunState()
         handler = _stream.interrupt_handler(state)
-        for s in _SIGNALS:
+        for s in to_handle(_SIGNALS):  # an ignored one stays ignored, as in the parent
             signal.signal(s, handler)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
         platforms = _stream.start_platforms(chosen, state)
@@ -284,7 +285,7 @@ def run_jobs(
             for job in jobs:
                 job.start(body)
             if _on_main_thread():
-                previous = {s: signal.signal(s, forward) for s in _SIGNALS}
+                previous = {s: signal.signal(s, forward) for s in to_handle(_SIGNALS)}
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
         platforms: dict[str, Any] = {}

@@ -27,7 +27,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from ._clusters import divergences
+from ._clusters import divergences, unledgered_status
 from ._report import case_key
 from ._schemas import SCHEMAS_DIR, pointer
 from ._textsafe import bound
@@ -127,7 +127,7 @@ def _signature(result: Mapping[str, Any], ignore: set[tuple[str, str]]) -> dict[
     rest = [d for d in divergences(result) if (d.pattern, d.kind) not in ignore]
     if not rest:
         return {"pointers": []}
-    if result["status"] == "error":
+    if unledgered_status(result) == "error":
         return {"crash": True}
     actual = result.get("actual")
     if isinstance(actual, Mapping) and set(actual) == {"error"}:

@@ -11,17 +11,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._clusters import clusters
-from ._report import STATUSES, _chunkings, _group_by_value, case_key
+from ._report import STATUSES, _chunkings, _group_by_value, case_key, skipped_whole
 from ._textsafe import bound, shown
 
 MAX_DIVERGENCES_SHOWN = 200
 _ICON = {"pass": "✅", "fail": "❌", "error": "💥", "xfail": "🟡", "skip": "⏭️", "not_run": "⏸️"}
 
 
-def _cell(counts: Mapping[str, int]) -> str:
+def _cell(counts: Mapping[str, int], whole_skip: str) -> str:
     ran = sum(counts.get(s, 0) for s in ("pass", "fail", "error", "xfail"))
-    if ran == 0 and counts.get("skip"):
-        return "⏭️ not implemented"
+    if ran == 0 and counts.get("skip") and not counts.get("not_run"):
+        return f"⏭️ {whole_skip}"
     parts = [f"{_ICON[s]} {counts[s]} {s}" for s in STATUSES if counts.get(s)]
     return " · ".join(parts) or "-"
 
@@ -68,7 +68,14 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
     out += ["", "## Matrix", "", "| domain | " + " | ".join(platforms) + " |"]
     out.append("|---|" + "---|" * len(platforms))
     for domain, row in summary["matrix"].items():
-        out.append(f"| {domain} | " + " | ".join(_cell(row.get(p, {})) for p in platforms) + " |")
+        out.append(
+            f"| {domain} | "
+            + " | ".join(
+                _cell(row.get(p, {}), skipped_whole(summary["platforms"].get(p, {}), domain))
+                for p in platforms
+            )
+            + " |"
+        )
     out.append("")
     if problems:
         out += ["## Expectations ledger problems", ""]

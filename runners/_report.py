@@ -96,11 +96,22 @@ def case_records(files: Iterable[Any]) -> dict[str, dict[str, Any]]:
     return records
 
 
-def _cell(counts: Mapping[str, int]) -> str:
+def skipped_whole(platform_info: Mapping[str, Any], domain: str) -> str:
+    """A matrix cell where a platform skipped every case of a domain: it does not run
+    the domain at all, or it does and answered each case ``skip`` (docs/protocol.md)."""
+    declared = domain in platform_info.get("domains", ())
+    return "not applicable" if declared else "not implemented"
+
+
+def _cell(counts: Mapping[str, int], whole_skip: str) -> str:
     ran = counts["pass"] + counts["fail"] + counts["error"] + counts.get("xfail", 0)
     unfinished = counts.get("not_run", 0)
     if ran == 0 and counts["skip"] and not unfinished:
-        return "not implemented"
+        return (
+            whole_skip
+            if whole_skip == "not implemented"
+            else f"{whole_skip} ({counts['skip']} skip)"
+        )
     text = f"{counts['pass']}/{ran + counts['skip'] + unfinished}"
     bad = [
         f"{counts.get(s, 0)} {s}"
@@ -125,7 +136,14 @@ def render_table(doc: Mapping[str, Any]) -> str:
     for domain, row in matrix.items():
         empty: dict[str, int] = dict.fromkeys(STATUSES, 0)
         rows.append(
-            [domain, str(cases.get(domain, 0)), *(_cell(row.get(p, empty)) for p in platforms)]
+            [
+                domain,
+                str(cases.get(domain, 0)),
+                *(
+                    _cell(row.get(p, empty), skipped_whole(summary["platforms"].get(p, {}), domain))
+                    for p in platforms
+                ),
+            ]
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]

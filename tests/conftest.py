@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -8,6 +9,14 @@ import miniatures
 import pytest
 
 from adapters.registry import register_platform, unregister_platform
+from runners import _inherited_signals
+
+# The suite interrupts harnesses (its own process, and ones it starts) with SIGINT and
+# expects a terminal's defaults; a suite started as a script's background job inherits
+# SIGINT ignored, which the harness would keep (runners._inherited_signals).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+_inherited_signals.IGNORED_AT_START = frozenset()
 
 pytest_plugins = ["pytester"]
 

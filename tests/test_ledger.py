@@ -209,6 +209,27 @@ def test_update_writes_a_ledger_that_then_passes(capsys, messenger, two_cases, t
     assert code == 0 and "1 xfail" in out
 
 
+def test_update_from_a_gated_run_keeps_a_recorded_crash(capsys, two_cases, tmp_path):
+    """A crash the ledger records is an xfail in the next run's results; updating the
+    ledger from those results keeps its entry (it was dropped: xfail read as no crash)."""
+    path, hashes = two_cases
+    register_platform("crasher", lambda: miniatures.Crasher("crasher"))
+    try:
+        crash = {**hello_entry(hashes), "fails": {"crash": True}, "reason": "reviewed: it crashes"}
+        ledger = write_ledger(tmp_path, [crash], platform="crasher")
+        results = tmp_path / "r.json"
+        argv = ["run", "--no-default-vectors", "--vectors", str(path), "--platform", "crasher"]
+        main([*argv, "--format", "json", "--output", str(results), "--expectations", ledger])
+        assert main(["expectations", "--update", str(ledger), "--results", str(results)]) == 0
+    finally:
+        unregister_platform("crasher")
+    entries = json.loads(Path(ledger).read_text(encoding="utf-8"))["entries"]
+    kept = [e for e in entries if e.get("case") == "hello"]
+    assert kept and kept[0]["fails"] == {"crash": True}
+    assert kept[0]["reason"] == "reviewed: it crashes"
+    assert {e["case"] for e in entries} == {"hello", "empty"}
+
+
 def test_update_refuses_a_run_where_the_platform_did_not_start(capsys, two_cases, tmp_path):
     path, _ = two_cases
     results = tmp_path / "r.json"
@@ -241,8 +262,24 @@ def test_the_httpx_sse_example_gates_green_on_its_ledger(capsys):
     )
     out, _ = capsys.readouterr()
     assert code == 0, out[-3000:]
-    assert " 0 fail, 0 error" in out and "138 xfail" in out
+    assert " 0 fail, 0 error" in out and "139 xfail" in out
     assert "126 cases (all xfail), /frames/*/id: null -> string" in out
+
+
+def test_hanzos_own_sdk_gates_green_on_its_ledger_and_fails_without_it(capsys):
+    """hanzoai 2.1.3 (Hanzo's published Python SDK, examples/hanzoai/): its SSE decoder
+    crashes on ill-formed UTF-8 and parses retry with int(); the ledger records that."""
+    worker = f"hanzoai={sys.executable} {ROOT / 'examples/hanzoai/worker.py'}"
+    argv = ["run", "--worker", worker, "--platform", "hanzoai", "--domain", "sse-frames"]
+    assert main(argv) == 1
+    out, _ = capsys.readouterr()
+    assert "hanzoai crashed: UnicodeDecodeError" in out
+    assert "/frames/*/retry: null -> number" in out
+    ledger = ROOT / "examples/hanzoai/expectations.json"
+    code = main([*argv, "--expectations", str(ledger)])
+    out, _ = capsys.readouterr()
+    assert code == 0, out[-3000:]
+    assert "128 pass, 0 fail, 0 error, 0 skip, 35 xfail" in out
 
 
 def test_shards_split_every_case_exactly_once_and_deterministically():

@@ -71,15 +71,32 @@ def cli(capsys: Any, path: Path, *argv: str) -> tuple[int, str, str]:
 # -- wrapped workers and process groups ----------------------------------------------
 
 
-def signal_when_hung(proc: subprocess.Popen[str], marker: Path, signum: int) -> tuple[str, str]:
-    """Signal ``proc`` once the fake worker wrote ``marker`` (it hangs); return its output."""
+def harness_run(*argv: str, **popen: Any) -> subprocess.Popen[str]:
+    """``python -m runners run ARGV`` as a child process, its output piped."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "runners", "run", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **popen,
+    )
+
+
+def signal_when_hung(
+    proc: subprocess.Popen[str], marker: Path, signum: int, group: bool = False
+) -> tuple[str, str]:
+    """Signal ``proc`` (its process group if ``group``, as a terminal does) once the fake
+    worker wrote ``marker`` (it hangs); return its output."""
     try:
         deadline = time.monotonic() + 30
         while not marker.exists():
             assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
             time.sleep(0.05)
-        proc.send_signal(signum)
-        return proc.communicate(timeout=20)
+        if group:
+            os.killpg(proc.pid, signum)
+        else:
+            proc.send_signal(signum)
+        return proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -225,29 +242,9 @@ def test_a_signal_stops_workers_and_reports_what_finished(
         "--pid-file",
         str(pids),
     )
-    harness = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "runners",
-            "run",
-            "--no-default-vectors",
-            "--vectors",
-            str(path),
-            "--platform",
-            "w",
-            "--worker",
-            worker,
-            "--case-timeout",
-            "60",
-            "--format",
-            "json",
-            "--output",
-            str(results),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    harness = harness_run(
+        *("--no-default-vectors", "--vectors", str(path), "--platform", "w", "--worker", worker),
+        *("--case-timeout", "60", "--format", "json", "--output", str(results)),
     )
     out, err = signal_when_hung(harness, marker, signum)
     assert harness.returncode == code, (out, err)
@@ -258,6 +255,32 @@ def test_a_signal_stops_workers_and_reports_what_finished(
     assert [r["status"] for r in doc["results"]] == ["pass", "pass", "not_run", "not_run"]
     assert doc["summary"]["not_run"] == 2
     assert survivors(pids) == []
+
+
+def test_a_run_started_with_sigint_ignored_keeps_ignoring_it(
+    write_vectors: Any, tmp_path: Path
+) -> None:
+    """A background job of a script starts with SIGINT ignored, so that Ctrl-C stops the
+    script's foreground only: a Ctrl-C to the harness's process group changes nothing."""
+    marker, results = tmp_path / "hanging", tmp_path / "results.json"
+    path = one_file(write_vectors, 4)
+    worker = worker_option(
+        "w", "--reference", "--hang-on", "sse-frames/case-2#0", "--hang-marker", str(marker)
+    )
+    argv = [
+        *("--no-default-vectors", "--vectors", str(path), "--platform", "w", "--worker", worker),
+        *("--case-timeout", "2", "--format", "json", "--output", str(results)),
+    ]
+    harness = harness_run(
+        *argv,
+        start_new_session=True,  # its own process group, as a script's job shares one
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    out, err = signal_when_hung(harness, marker, signal.SIGINT, group=True)  # a Ctrl-C
+    assert harness.returncode == 1, (out, err)  # case-2 timed out; nothing interrupted
+    assert "INTERRUPTED" not in out, out
+    doc = json.loads(results.read_text(encoding="utf-8"))
+    assert [r["status"] for r in doc["results"]] == ["pass", "pass", "error", "pass"]
 
 
 def test_an_interrupted_run_keeps_its_ledger_quiet_and_its_reports_readable(
@@ -287,12 +310,7 @@ def test_an_interrupted_run_keeps_its_ledger_quiet_and_its_reports_readable(
         *("--case-timeout", "60", "--expectations", str(ledger)),
         *("--format", "json", "--output", str(results)),
     ]
-    harness = subprocess.Popen(
-        [sys.executable, "-m", "runners", "run", *argv],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    harness = harness_run(*argv)
     out, err = signal_when_hung(harness, marker, signal.SIGINT)
     assert harness.returncode == 130, (out, err)
     assert "STALE" not in out and "INTERRUPTED" in out, out

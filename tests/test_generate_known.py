@@ -1,0 +1,160 @@
+"""generate --expectations: the search looks past the causes a platform's ledger records.
+
+The platform here has a systematic, recorded difference (every frame's unset event
+written as "message", as httpx-sse does) and a planted fault nobody recorded (CR|LF
+across chunks as two line endings). Without the ledger the search stops at the
+systematic one; with it, it must find and shrink the planted fault.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("hypothesis", reason="hypothesis is in the test extra")
+
+from miniatures import CrLfAcrossChunks
+
+from adapters import registry
+from adapters.protocol import Request, Response
+from adapters.python import PythonAdapter
+from runners._cli import main
+from runners._generate import Search
+from runners._generate_known import known_causes
+from runners._ledger import load_ledger
+from runners._run import start_platform
+from runners._vectors import load_vector_file
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = 12347
+EVENT_CAUSE = {"pattern": "/frames/*/event", "kind": "null -> string"}
+
+
+class NamesEveryEvent(CrLfAcrossChunks):
+    """The CR|LF fault, plus every unset event name written as "message"."""
+
+    def faulty(self, request: Request) -> Response:
+        response = super().faulty(request)
+        if "output" in response:
+            frames = response["output"]["frames"]
+            for frame in frames:
+                if frame["event"] is None:
+                    frame["event"] = "message"
+        return response
+
+
+def ledger_file(tmp_path: Path, platform: str, *clusters: dict[str, str]) -> Path:
+    cases = load_vector_file(ROOT / "vectors/sse-frames.json").cases
+    [case] = [c for c in cases if c.id == "single-data-frame"]
+    ref = {"domain": "sse-frames", "case": case.id, "hash": case.content_hash()}
+    entries = [
+        {
+            "cluster": cluster,
+            "cases": [ref],
+            "reason": "recorded on purpose for this test",
+            "link": "https://example.invalid/1",
+            "owner": "tests",
+        }
+        for cluster in clusters
+    ]
+    path = tmp_path / f"{platform}.json"
+    path.write_text(json.dumps({"platform": platform, "entries": entries}), encoding="utf-8")
+    return path
+
+
+def search(known: dict[str, frozenset[tuple[str, str]]] | None) -> Search:
+    reference = start_platform("python", PythonAdapter())
+    faulty = NamesEveryEvent("named")
+    return Search("sse-frames", reference, [start_platform("named", faulty)], known=known)
+
+
+def test_without_a_ledger_the_search_stops_at_the_systematic_difference() -> None:
+    finding = search(None).search(60, SEED, 16)
+    assert finding is not None
+    assert "/frames/0/event" in finding.reasons["named"], finding.reasons
+
+
+def test_with_the_ledger_the_search_finds_the_unrecorded_fault(tmp_path: Path) -> None:
+    known = known_causes([load_ledger(ledger_file(tmp_path, "named", EVENT_CAUSE))])
+    assert known == {"named": frozenset({("/frames/*/event", "null -> string")})}
+    s = search(known)
+    finding = s.search(60, SEED, 16)
+    assert finding is not None, "the CR|LF fault was not found past the known cause"
+    assert s.stats.known > 0
+    chunks = finding.input["chunks"]
+    assert any(a.endswith("\r") and b.startswith("\n") for a, b in itertools.pairwise(chunks))
+    assert len(chunks) <= 3, chunks
+    assert "not in its ledger" in finding.reasons["named"], finding.reasons
+
+
+def test_an_answer_with_one_unrecorded_cause_is_still_a_finding(tmp_path: Path) -> None:
+    """Recording some of an answer's causes is not recording the answer."""
+    s = search(known_causes([load_ledger(ledger_file(tmp_path, "named", EVENT_CAUSE))]))
+    probe = {"chunks": ["data: a\r", "\ndata: b\n\n"]}
+    _, [verdict] = s.disagreements([probe])
+    assert "not in its ledger: /frames/*" in verdict["named"], verdict
+    _, [clean] = s.disagreements([{"chunks": ["data: a\n\n"]}])
+    assert clean == {}  # only the recorded cause
+
+
+@pytest.fixture
+def named_platform() -> Iterator[str]:
+    registry.register_platform("named", lambda: NamesEveryEvent("named"))
+    yield "named"
+    registry.unregister_platform("named")
+
+
+def generate(tmp_path: Path, *extra: str) -> int:
+    return main(
+        [
+            *("generate", "--domain", "sse-frames", "--platform", "named"),
+            *("--seed", str(SEED), "--max-examples", "60", "--batch", "16", "--no-properties"),
+            *("--no-write", "--vectors-dir", str(ROOT / "vectors"), *extra),
+        ]
+    )
+
+
+def test_cli_reports_the_known_causes_and_the_new_finding(
+    named_platform: str, tmp_path: Path, capsys: Any
+) -> None:
+    ledger = ledger_file(tmp_path, "named", EVENT_CAUSE)
+    assert generate(tmp_path, "--expectations", str(ledger)) == 1
+    out = capsys.readouterr().out
+    assert "named: 1 known causes (ledger clusters) are not findings" in out
+    assert "answers diverged only in known causes (--expectations)" in out
+    assert "not in its ledger" in out
+
+
+def test_a_ledger_for_a_platform_not_compared_is_a_usage_error(
+    named_platform: str, tmp_path: Path, capsys: Any
+) -> None:
+    ledger = ledger_file(tmp_path, "elsewhere", EVENT_CAUSE)
+    assert generate(tmp_path, "--expectations", str(ledger)) == 2
+    assert "a ledger for elsewhere, not compared here" in capsys.readouterr().err
+
+
+def test_a_published_package_searched_past_its_ledger(capsys: Any) -> None:
+    """httpx-sse 0.4.3 with its reviewed ledger: the clustered causes are not findings,
+    and what the search reports is a cause the ledger does not record."""
+    worker = f"httpx-sse={sys.executable} {ROOT / 'examples/httpx-sse/worker.py'}"
+    ledger = ROOT / "examples/httpx-sse/expectations.json"
+    code = main(
+        [
+            *("generate", "--domain", "sse-frames", "--platform", "python"),
+            *("--worker", worker, "--expectations", str(ledger)),
+            *("--seed", "1", "--max-examples", "60", "--batch", "16", "--no-properties"),
+            *("--no-write", "--vectors-dir", str(ROOT / "vectors")),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "httpx-sse: 5 known causes (ledger clusters) are not findings" in out
+    assert "answers diverged only in known causes" in out
+    [line] = [ln for ln in out.splitlines() if ln.strip().startswith("httpx-sse: differs")]
+    assert "not in its ledger: " in line, line
