@@ -409,3 +409,15 @@ def test_every_float_orjson_writes_has_the_shape_of_one() -> None:
     for number in [0, -1, 2**53 - 1, -(2**53 - 1), *range(-50, 50)]:
         text = orjson.dumps({"k": [number, number]})
         assert not _FLOAT_SHAPE.search(text.translate(_NUMBER_SHAPES)), text
+
+
+def test_a_file_declaring_no_tags_takes_the_quick_path_and_its_tags_are_still_checked(
+    write_vectors,
+):
+    path = write_vectors(vector_document([hello_case(tags=[])], tags={}))
+    assert isinstance(quick(path), VectorFile)
+    path = write_vectors(vector_document([hello_case(tags=["basic"])], tags={}))
+    assert quick(path) is None
+    assert problems_of(path) == [
+        ("hello", "/cases/0/tags/0", "tag 'basic' is not declared in /tags")
+    ]
