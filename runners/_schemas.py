@@ -200,13 +200,19 @@ def _file_validator(
     uri = whole.get("$id") if isinstance(whole, dict) else None
     if isinstance(uri, str) and uri:
         per_case: dict[str, Any] = {
-            key: {"$ref": f"{uri}#/$defs/{name}"}
-            for key, name in (("input", "input"), ("expected", "output"), ("error", "error_code"))
+            member: {"$ref": f"{uri}#/$defs/{name}"}
+            for member, name in (
+                ("input", "input"),
+                ("expected", "output"),
+                ("error", "error_code"),
+            )
         }
         # A file's tags and a domain's clause ids are a few dozen: checked in the same pass.
-        for name, known in (("tags", tags), ("clauses", clauses)):
-            if known is not None:  # (an empty enum is not a schema: no items, then)
-                per_case[name] = {"items": {"enum": sorted(known)}} if known else {"maxItems": 0}
+        for name, allowed in (("tags", tags), ("clauses", clauses)):
+            if allowed is not None:  # (an empty enum is not a schema: no items, then)
+                per_case[name] = (
+                    {"items": {"enum": sorted(allowed)}} if allowed else {"maxItems": 0}
+                )
         combined = {
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "allOf": [

@@ -15,11 +15,13 @@ from conftest import hello_case, vector_document
 
 from runners._schemas import check_schema
 from runners._vectors import (
+    _ESCAPE,
     _FLOAT_SHAPE,
     _NUMBER_SHAPES,
     MAX_DEPTH,
     VECTORS_DIR,
     VectorFile,
+    _escaped_quote,
     _load_checked,
     _load_plain,
     _load_quick,
@@ -421,3 +423,25 @@ def test_a_file_declaring_no_tags_takes_the_quick_path_and_its_tags_are_still_ch
     assert problems_of(path) == [
         ("hello", "/cases/0/tags/0", "tag 'basic' is not declared in /tags")
     ]
+
+
+def test_an_escaped_quote_is_always_found_before_the_structure_scan() -> None:
+    """``_escaped_quote`` looks at escapes one by one (up to one a KiB), then by regex:
+    never a no where a quote is escaped (``_outside_strings`` would then pair quotes
+    wrongly), and exact while the escapes are few."""
+    rng = random.Random(11)
+    for _ in range(600):
+        size = rng.choice([10, 900, 3000, 9000])
+        escapes = rng.choice([0, 1, 3, 20, 400])
+        data = bytearray(rng.choice(b'ab"{:') for _ in range(size))
+        for _ in range(escapes):
+            data[rng.randrange(size)] = ord("\\")
+        text = bytes(data)
+        truly = any(m.group()[1:] == b'"' for m in _ESCAPE.finditer(text))
+        found = _escaped_quote(text)
+        assert found or not truly, text
+        if text.count(b"\\") <= len(text) >> 10:
+            assert found == truly, text
+    padding = b"x" * 4096
+    assert not _escaped_quote(padding + b'"\\\\"' + padding)  # an escaped backslash
+    assert _escaped_quote(padding + b'"\\\\\\""' + padding)  # and then a quote
