@@ -163,13 +163,19 @@ def _domain_schema_at(path: Path, domain: str) -> DomainSchema:
     return DomainSchema(domain, part("input"), part("output"), part("error_code"), schema)
 
 
-def file_fast_valid(schema: DomainSchema, document: Any) -> bool:
+def file_fast_valid(
+    schema: DomainSchema,
+    document: Any,
+    tags: frozenset[str] | None = None,
+    clauses: frozenset[str] | None = None,
+) -> bool:
     """True when one compiled validator accepts the whole vector file: its shape
     (vector-file.schema.json) and every case's input, expected and error against the
     domain's schema, in one pass over the document (rather than one per file and three
-    per case). False only means "check in detail"; jsonschema's verdict is the one
+    per case); with ``tags`` and ``clauses``, also that every case's tags and clause ids
+    are among them. False only means "check in detail"; jsonschema's verdict is the one
     reported, as with ``Checker``."""
-    compiled = _file_validator(schema)
+    compiled = _file_validator(schema, tags, clauses)
     if compiled is None:
         return False
     try:
@@ -178,21 +184,35 @@ def file_fast_valid(schema: DomainSchema, document: Any) -> bool:
         return False
 
 
-_file_validators: dict[int, tuple[DomainSchema, Any]] = {}
+_FileKey = tuple[int, "frozenset[str] | None", "frozenset[str] | None"]
+_file_validators: dict[_FileKey, tuple[DomainSchema, Any]] = {}
 
 
-def _file_validator(schema: DomainSchema) -> Any:
-    known = _file_validators.get(id(schema))
+def _file_validator(
+    schema: DomainSchema, tags: frozenset[str] | None, clauses: frozenset[str] | None
+) -> Any:
+    key = (id(schema), tags, clauses)
+    known = _file_validators.get(key)
     if known is not None and known[0] is schema:
         return known[1]
     compiled = None
     whole = schema.whole
     uri = whole.get("$id") if isinstance(whole, dict) else None
     if isinstance(uri, str) and uri:
-        per_case = {
-            key: {"$ref": f"{uri}#/$defs/{name}"}
-            for key, name in (("input", "input"), ("expected", "output"), ("error", "error_code"))
+        per_case: dict[str, Any] = {
+            member: {"$ref": f"{uri}#/$defs/{name}"}
+            for member, name in (
+                ("input", "input"),
+                ("expected", "output"),
+                ("error", "error_code"),
+            )
         }
+        # A file's tags and a domain's clause ids are a few dozen: checked in the same pass.
+        for name, allowed in (("tags", tags), ("clauses", clauses)):
+            if allowed is not None:  # (an empty enum is not a schema: no items, then)
+                per_case[name] = (
+                    {"items": {"enum": sorted(allowed)}} if allowed else {"maxItems": 0}
+                )
         combined = {
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "allOf": [
@@ -205,7 +225,9 @@ def _file_validator(schema: DomainSchema) -> Any:
             compiled = jsonschema_rs.Draft202012Validator(combined)
         except Exception:  # it cannot compile this: the checks go one by one
             compiled = None
-    _file_validators[id(schema)] = (schema, compiled)
+    if len(_file_validators) >= 256:  # tag sets of many small files: keep the cache small
+        _file_validators.clear()
+    _file_validators[key] = (schema, compiled)
     return compiled
 
 

@@ -16,7 +16,6 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -251,13 +250,37 @@ _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}:"')
 _NOT_COLON_OR_QUOTE = bytes(b for b in range(256) if b not in b':"')
 # A backslash and the character it escapes, paired left to right as a reader takes them.
 _ESCAPE = re.compile(rb"\\.", re.DOTALL)
+# (Searched for by regex: ``in`` is several times slower for this needle, whose last
+# byte, a quote, is among a JSON text's commonest.)
+_BACKSLASH_QUOTE = re.compile(rb'\\"')
+
+
+def _escaped_quote(data: bytes) -> bool:
+    """Whether ``data`` may hold an escaped quote (a yes may be a backslash escaped).
+
+    Backslashes are few in the usual file: each escape is looked at, found by
+    ``find`` (memchr), for up to one a KiB, before a regex search (a pass over every
+    byte) takes the rest.
+    """
+    find = data.find
+    at = find(b"\\")
+    for _ in range(len(data) >> 10):
+        if at < 0:
+            return False
+        if data[at + 1 : at + 2] == b'"':
+            return True
+        at = find(b"\\", at + 2)  # past the escaped byte (a backslash too, maybe)
+    return at >= 0 and _BACKSLASH_QUOTE.search(data, at) is not None
 
 
 def _outside_strings(data: bytes, dropped: bytes = _NOT_STRUCTURE) -> bytes:
     """The brackets and colons of the JSON text ``data`` that are outside its strings, in
     order (C-speed), less the bytes of ``dropped``. Outside strings a colon ends an
     object member's key, so their count is the text's number of members."""
-    if b"\\" in data:  # escapes are inside strings: gone, every quote left is a string's end
+    # Escapes are inside strings: gone, every quote left is a string's end. Only an escaped
+    # quote could be taken for one (no bracket or colon can be escaped), so without a
+    # backslash before a quote the escapes are left for translate to drop.
+    if _escaped_quote(data):
         data = _ESCAPE.sub(b"", data)
     structure = data.translate(None, dropped)
     # Two quotes side by side are a string with no bracket or colon (or the end of one and
@@ -652,45 +675,93 @@ def load_vector_file(path: Path) -> VectorFile:
     the domain schema, and I-JSON (finite numbers, safe integers, no lone
     surrogates, no duplicate keys).
     """
-    data, text, members = _read(path)
     with _collector_paused():
-        suspicions = _Suspicions()
         try:
-            document = json.loads(
-                text,
-                parse_constant=_reject_constant,
-                parse_int=suspicions.integer,
-                parse_float=suspicions.number,
-            )
-        except ValueError:  # not JSON, or not vector JSON: the checked path says where
-            document = None
-        # A large file's bytes and text (4 bytes a character, with one emoji) are not held
-        # while its cases are made: the checked path, when it runs, reads the file again.
-        plain = document is not None and not suspicions.any and not _surrogate_escaped(data)
-        del data, text
-        loaded = _load_plain(path, document, suspicions, members) if plain else None
-        del document
+            loaded = _load_quick(path)
+        except _Unvouched:  # the json module's way, whose hooks see every number
+            loaded = _load_parsed_by_json(path)
         return loaded if loaded is not None else _load_checked(path)
 
 
+def _load_quick(path: Path) -> VectorFile | None:
+    """``_load_plain`` of the file read by orjson from its bytes (no text made, no number
+    hooks); ``_Unvouched`` where that reading cannot be vouched for."""
+    try:
+        data = path.read_bytes()
+        document = orjson.loads(data)
+    except (OSError, orjson.JSONDecodeError):  # unreadable, not JSON, NaN, a lone surrogate
+        raise _Unvouched from None
+    structure = _outside_strings(data)
+    # A large file's bytes are not held while its cases are made: the checked path, when
+    # it runs, reads the file again.
+    del data
+    if _nested_past_limit(structure):
+        raise _Unvouched  # reported by the checked path, which says where
+    members = structure.count(b":")
+    del structure
+    return _load_plain(path, document, None, members)
+
+
+def _load_parsed_by_json(path: Path) -> VectorFile | None:
+    """``_load_plain`` of the file read by the json module, whose number hooks say which
+    numbers need a closer look (None: ``_load_checked`` decides)."""
+    data, text, members = _read(path)
+    suspicions = _Suspicions()
+    try:
+        document = json.loads(
+            text,
+            parse_constant=_reject_constant,
+            parse_int=suspicions.integer,
+            parse_float=suspicions.number,
+        )
+    except ValueError:  # not JSON, or not vector JSON: the checked path says where
+        return None
+    # A large file's bytes and text (4 bytes a character, with one emoji) are not held
+    # while its cases are made: the checked path, when it runs, reads the file again.
+    plain = not suspicions.any and not _surrogate_escaped(data)
+    del data, text
+    return _load_plain(path, document, suspicions, members) if plain else None
+
+
+class _Unvouched(Exception):
+    """orjson's reading of a file cannot be vouched for: bytes it does not read (not
+    UTF-8 or not JSON, NaN, a number beyond a double, a lone surrogate), nesting past
+    MAX_DEPTH, an integer beyond I-JSON's range or a float. The json module reads the
+    file again: its number hooks and checks find each of these again and, but for a
+    float (Python's encoder then writes the case texts), report it as before."""
+
+
+def _plain_numbers(value: Any) -> bool:
+    """No float and no integer beyond ±(2^53-1) anywhere in ``value``."""
+    kind = type(value)
+    if kind is dict:
+        return all(map(_plain_numbers, value.values()))
+    if kind is list:
+        return all(map(_plain_numbers, value))
+    if kind is int:
+        return bool(-MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER)
+    return kind is not float
+
+
 _ids = operator.itemgetter("id")
-_tags = operator.itemgetter("tags")
-_clauses = operator.itemgetter("clauses")
 _sources = operator.itemgetter("source")
 
 
 def _load_plain(
-    path: Path, document: Any, suspicions: _Suspicions, members: int
+    path: Path, document: Any, suspicions: _Suspicions | None, members: int
 ) -> VectorFile | None:
     """The usual file, valid in every respect, loaded by checks that each answer for
     all of its cases at once; None whenever one of them says no, or cannot tell
     (``_load_checked`` then decides, and says where and why).
 
-    ``document`` is the file parsed as plain JSON with nothing I-JSON would refuse
-    (no number ``suspicions``, no lone surrogate escape): duplicate keys are found by
-    counting object members (the parsed document's against the colons outside strings
-    in the text, ``members``: a key given twice is one member fewer). The cases'
-    members are counted on their canonical texts, made for the content hash anyway.
+    ``document`` is the file parsed as plain JSON with nothing I-JSON would refuse:
+    by the json module with no number ``suspicions`` and no lone surrogate escape, or
+    by orjson (``suspicions`` None), which refuses lone surrogates, NaN and numbers
+    beyond a double; its floats and integers beyond 2^53-1 raise ``_Unvouched``.
+    Duplicate keys are found by counting object members (the parsed document's against
+    the colons outside strings in the text, ``members``: a key given twice is one
+    member fewer). The cases' members are counted on their canonical texts, made for
+    the content hash anyway.
     """
     if type(document) is not dict:
         return None
@@ -698,20 +769,22 @@ def _load_plain(
     if type(domain) is not str or not _KEBAB.fullmatch(domain):
         return None
     schema = domain_schema(domain)
-    # The file's shape and every case's values, in one compiled pass: from here on every
-    # member has its schema's type (a case's tags and clauses are lists of strings).
-    if schema is None or not file_fast_valid(schema, document):
+    tags = document.get("tags")
+    if schema is None or type(tags) is not dict:
         return None
     clauses = domain_clause_ids(schema.domain)
-    if clauses is None or next(_rule_problems(path, document, schema), None) is not None:
+    # The file's shape, every case's values, tags and clause ids, in one compiled pass:
+    # from here on every member has its schema's type.
+    if clauses is None or not file_fast_valid(schema, document, frozenset(tags), clauses):
+        return None
+    if next(_rule_problems(path, document, schema), None) is not None:
         return None
     raw_cases: list[dict[str, Any]] = document["cases"]
-    ids = list(map(_ids, raw_cases))
-    if (
-        len(set(ids)) != len(ids)
-        or not document["tags"].keys() >= set(chain.from_iterable(map(_tags, raw_cases)))
-        or not clauses >= set(chain.from_iterable(map(_clauses, raw_cases)))
+    if suspicions is None and not all(
+        _plain_numbers(value) for key, value in document.items() if key != "cases"
     ):
+        raise _Unvouched  # a case's other members are strings (the schema said)
+    if len(set(map(_ids, raw_cases))) != len(raw_cases):
         return None
     variants = document.get("variants", ())
     if variants:
@@ -719,7 +792,11 @@ def _load_plain(
             base = f"/cases/{index}"
             if next(_variant_problems(path, raw["id"], base, raw["input"], variants), None):
                 return None
-    cases, values_members, texted = _cases(domain, path, raw_cases, floats=suspicions.floats)
+    cases, values_members, texted = (
+        _cases(domain, path, raw_cases, floats=suspicions.floats)
+        if suspicions is not None
+        else _cases(domain, path, raw_cases, floats=False, parsed_by_orjson=True)
+    )
     # Every object of the document: the file's own (and its tags, rules, variants), each
     # case and its source, and the objects in each case's input and expected value (a
     # canonical text has two members of its own: input, and expected or error).
@@ -839,7 +916,11 @@ def _load_checked(path: Path) -> VectorFile:
 
 
 def _cases(
-    domain: str, path: Path, raw_cases: list[dict[str, Any]], floats: bool
+    domain: str,
+    path: Path,
+    raw_cases: list[dict[str, Any]],
+    floats: bool,
+    parsed_by_orjson: bool = False,
 ) -> tuple[tuple[Case, ...], int, int]:
     """The file's cases, with what every run asks of each made here at once (the request's
     input text and size, the expected output's text, the content hash): set in the
@@ -853,46 +934,53 @@ def _cases(
     is then the same byte for byte (tests/test_vector_files.py checks) and about five
     times quicker; Python's own encoder makes them where a value has a float (orjson
     writes exponents its own way: 0.00001, not 1e-05) or orjson refuses one.
+
+    Values ``parsed_by_orjson`` were not seen by number hooks: ``_Unvouched`` is raised
+    for an integer beyond ±(2^53-1) (orjson's strict integers refuse to write it) and
+    for anything in a canonical text that may be a float (``_FLOAT_SHAPE``).
     """
-    dumps, sort_keys = orjson.dumps, orjson.OPT_SORT_KEYS
+    dumps = orjson.dumps
+    sort_keys = orjson.OPT_SORT_KEYS | (orjson.OPT_STRICT_INTEGER if parsed_by_orjson else 0)
+    count = _float_free_members if parsed_by_orjson else _members_of_texts
     sha256 = hashlib.sha256
     cases: list[Case] = []
     # The canonical texts' members are counted a few hundred KiB at a time: held to the
     # end, they were 10% of a file's peak memory. (orjson's bytes objects hold a 4 KiB
     # buffer each: copied out at once.)
     canonicals = bytearray()
-    members = texted = 0
+    members = untexted = 0
     append = cases.append
     new, set_dict = Case.__new__, object.__setattr__
     for raw in raw_cases:
         case_input = raw["input"]
         expected = raw.get("expected")
         error = raw.get("error")
-        texts: tuple[str, str | None, bytes] | None = None
-        if not floats:
-            try:
-                if error is None:
-                    texts = (
-                        dumps(case_input).decode(),
-                        dumps(expected).decode(),
-                        dumps({"expected": expected, "input": case_input}, option=sort_keys),
-                    )
-                else:
-                    texts = (
-                        dumps(case_input).decode(),
-                        None,
-                        dumps({"error": error, "input": case_input}, option=sort_keys),
-                    )
-            except TypeError:  # e.g. a lone surrogate: Python's encoder says how
-                texts = None
-        if texts is None:
+        if floats:
             texts = _python_texts(case_input, expected, error)
+        else:
+            try:
+                input_json = dumps(case_input).decode()
+                if error is None:
+                    expected_json = dumps(expected).decode()
+                    canonical = dumps({"expected": expected, "input": case_input}, option=sort_keys)
+                else:
+                    expected_json = None
+                    canonical = dumps({"error": error, "input": case_input}, option=sort_keys)
+                texts = _BY_ORJSON
+            except TypeError:  # e.g. a lone surrogate: Python's encoder says how
+                if parsed_by_orjson:  # none there: an integer beyond 2^53-1
+                    raise _Unvouched from None
+                texts = _python_texts(case_input, expected, error)
         case = new(Case)
-        if texts is None:  # not JSON: left to the properties (and adapters)
-            set_dict(case, "__dict__", _case_fields(domain, path, raw, case_input, expected, error))
-            append(case)
-            continue
-        input_json, expected_json, canonical = texts
+        if texts is not _BY_ORJSON:
+            if texts is None:  # not JSON: left to the properties (and adapters)
+                untexted += 1
+                set_dict(
+                    case, "__dict__", _case_fields(domain, path, raw, case_input, expected, error)
+                )
+                append(case)
+                continue
+            input_json, expected_json, canonical = texts
         # The fields as Case.__init__ sets them (_case_fields), then what its properties
         # would compute: spelled out in one literal so the dict is made at its final size
         # (extending _case_fields' dict resized it on every case of a 50k file).
@@ -918,12 +1006,36 @@ def _cases(
         )
         append(case)
         canonicals += canonical
-        texted += 1
         if len(canonicals) > 1 << 18:
-            members += _outside_strings(bytes(canonicals), _NOT_COLON_OR_QUOTE).count(b":")
+            members += count(bytes(canonicals))
             canonicals.clear()
-    members += _outside_strings(bytes(canonicals), _NOT_COLON_OR_QUOTE).count(b":")
+    texted = len(cases) - untexted
+    members += count(bytes(canonicals))
     return tuple(cases), members - 2 * texted, texted
+
+
+_BY_ORJSON: tuple[str, str | None, bytes] = ("", None, b"")  # _cases: the texts made inline
+
+
+def _members_of_texts(texts: bytes) -> int:
+    """Object members in (concatenated) compact JSON texts: their colons outside strings."""
+    return _outside_strings(texts, _NOT_COLON_OR_QUOTE).count(b":")
+
+
+# In a compact JSON text a number follows a colon, a comma or an opening bracket, and
+# orjson writes every float with a fraction or an exponent: with digits and minus signs
+# made 0, commas and brackets colons and E e, a float is a colon, 0s, then "." or "e".
+# (Inside strings the shape only means "read the file the json module's way".)
+_NUMBER_SHAPES = bytes.maketrans(b"0123456789-,[E", b"00000000000::e")
+_FLOAT_SHAPE = re.compile(rb":0+[.e]")
+
+
+def _float_free_members(texts: bytes) -> int:
+    """``_members_of_texts`` of orjson's texts of values it parsed; ``_Unvouched`` where
+    they may hold a float."""
+    if _FLOAT_SHAPE.search(texts.translate(_NUMBER_SHAPES)) is not None:
+        raise _Unvouched
+    return _members_of_texts(texts)
 
 
 def _case_fields(

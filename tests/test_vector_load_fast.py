@@ -15,13 +15,23 @@ from conftest import hello_case, vector_document
 
 from runners._schemas import check_schema
 from runners._vectors import (
+    _ESCAPE,
+    _FLOAT_SHAPE,
+    _NUMBER_SHAPES,
+    MAX_DEPTH,
     VECTORS_DIR,
+    VectorFile,
+    _escaped_quote,
+    _load_checked,
     _load_plain,
+    _load_quick,
     _members,
     _outside_strings,
+    _plain_numbers,
     _read,
     _surrogate_escaped,
     _Suspicions,
+    _Unvouched,
     load_vector_file,
     load_vectors,
 )
@@ -38,6 +48,18 @@ def plain(path: Path) -> Any:
     return _load_plain(path, document, suspicions, members)
 
 
+def quick(path: Path) -> Any:
+    """What the orjson reading makes of a file: a VectorFile, None (left to the checked
+    path) or UNVOUCHED (left to the json module's reading)."""
+    try:
+        return _load_quick(path)
+    except _Unvouched:
+        return UNVOUCHED
+
+
+UNVOUCHED = "unvouched"
+
+
 def problems_of(path: Path) -> list[tuple[str | None, str, str]]:
     with pytest.raises(VectorFileError) as info:
         load_vector_file(path)
@@ -48,10 +70,11 @@ def test_the_quick_path_takes_a_valid_file_and_makes_what_the_checked_path_makes
     write_vectors,
 ):
     path = write_vectors(vector_document([hello_case(), hello_case(id="again")]))
-    quick = plain(path)
-    assert quick is not None
-    assert quick == load_vector_file(path)
-    assert [c.__dict__ for c in quick.cases] == [c.__dict__ for c in load_vector_file(path).cases]
+    checked = _load_checked(path)
+    for loaded in (plain(path), quick(path)):
+        assert isinstance(loaded, VectorFile)
+        assert loaded == checked
+        assert [c.__dict__ for c in loaded.cases] == [c.__dict__ for c in checked.cases]
 
 
 @pytest.mark.parametrize(
@@ -79,6 +102,7 @@ def test_a_duplicate_key_the_plain_parse_would_merge_is_left_to_the_checked_path
     path = write_vectors(text.replace(old, new, 1))
     assert json.loads(path.read_text())["cases"][0]["id"] == "hello"  # valid JSON all the same
     assert plain(path) is None
+    assert quick(path) is None
     key = where.rsplit("/", 1)[1]
     assert (case_id, f"/cases/0{where}", f"duplicate object key {key!r}") in problems_of(path)
 
@@ -87,6 +111,7 @@ def test_a_duplicate_key_at_the_top_or_in_the_tags_is_left_to_the_checked_path(w
     text = json.dumps(vector_document([hello_case()]))
     path = write_vectors(text.replace('"tags": {', '"tags": {"basic": "again", ', 1))
     assert plain(path) is None
+    assert quick(path) is None
     assert (None, "/tags/basic", "duplicate object key 'basic'") in problems_of(path)
 
 
@@ -106,6 +131,7 @@ def test_a_duplicate_key_at_the_top_or_in_the_tags_is_left_to_the_checked_path(w
 def test_what_the_quick_path_refuses_the_checked_path_names(write_vectors, change, message):
     path = write_vectors(vector_document([hello_case(id="first"), hello_case(**change)]))
     assert plain(path) is None
+    assert quick(path) in (None, UNVOUCHED)
     problems = problems_of(path)
     assert any(case == "hello" and message in text for case, _, text in problems), problems
 
@@ -113,6 +139,7 @@ def test_what_the_quick_path_refuses_the_checked_path_names(write_vectors, chang
 def test_a_case_id_used_twice_in_a_file_is_left_to_the_checked_path(write_vectors):
     path = write_vectors(vector_document([hello_case(), hello_case(description="other")]))
     assert plain(path) is None
+    assert quick(path) is None
     assert [(c, w) for c, w, _ in problems_of(path)] == [("hello", "/cases/1/id")]
 
 
@@ -182,9 +209,12 @@ def test_a_file_with_floats_hashes_by_python_s_encoder(write_vectors):
     case["expected"]["config"]["oauth_credentials"]["m"] = 1e-05
     document["cases"] = [case]
     path = write_vectors(document, name="config-merge.json")
-    quick = plain(path)
-    assert quick is not None
-    (loaded,) = quick.cases
+    assert quick(path) == UNVOUCHED  # orjson would write 0.00001
+    by_json = plain(path)
+    assert by_json is not None
+    assert by_json == load_vector_file(path)
+    (loaded,) = load_vector_file(path).cases
+    assert loaded.__dict__ == by_json.cases[0].__dict__
     canonical = json.dumps(
         {"input": case["input"], "expected": case["expected"]},
         sort_keys=True,
@@ -199,9 +229,9 @@ def test_a_file_with_floats_hashes_by_python_s_encoder(write_vectors):
 
 def test_every_project_vector_file_loads_alike_both_ways() -> None:
     for vf in load_vectors([VECTORS_DIR]):
-        quick = plain(vf.path)
-        if quick is not None:  # files with floats or big integers go the checked way
-            assert [c.__dict__ for c in quick.cases] == [c.__dict__ for c in vf.cases]
+        for loaded in (plain(vf.path), quick(vf.path)):
+            if isinstance(loaded, VectorFile):  # else floats, big integers: another way
+                assert [c.__dict__ for c in loaded.cases] == [c.__dict__ for c in vf.cases]
 
 
 @pytest.mark.parametrize(
@@ -213,3 +243,205 @@ def test_an_invalid_schema_is_refused_by_the_quick_meta_check_too(schema):
 
     with pytest.raises(SchemaError):
         check_schema(schema)
+
+
+def _retry(value: Any) -> dict[str, Any]:
+    return {"expected": {"frames": [{"event": None, "data": "", "id": None, "retry": value}]}}
+
+
+def _config_merge_file(write_vectors: Any, value: Any) -> Path:
+    """A config-merge file of one case (from its binary64 case) whose expected
+    oauth_credentials, which take any value, are ``{"m": value}``."""
+    document = json.loads((VECTORS_DIR / "config-merge.json").read_text(encoding="utf-8"))
+    (case,) = [c for c in document["cases"] if c["id"] == "oauth-numbers-are-binary64"]
+    case["input"]["files"]["user"] = None
+    case["expected"]["config"]["oauth_credentials"] = {"m": value}
+    document["cases"] = [case]
+    return write_vectors(document, name="config-merge.json")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        2**53,  # orjson reads an int, and writes it only without its strict integers
+        -(2**53),
+        2**64,  # orjson reads a float
+        -(2**63) - 1,
+        10**400,  # orjson does not read it
+        [[{"n": 2**60}]],
+    ],
+)
+def test_an_integer_beyond_i_json_goes_the_json_module_s_way(write_vectors, value):
+    path = _config_merge_file(write_vectors, value)
+    assert quick(path) == UNVOUCHED
+    problems = problems_of(path)
+    assert len(problems) == 1, problems
+    ((case, where, message),) = problems
+    assert case == "oauth-numbers-are-binary64"
+    assert where.startswith("/cases/0/expected/config/oauth_credentials/m")
+    assert message == "integer outside the I-JSON range ±(2^53-1)"
+
+
+@pytest.mark.parametrize("value", [2**53 - 1, -(2**53 - 1), [[{"n": 2**53 - 1}]]])
+def test_the_largest_i_json_integers_take_the_quick_way(write_vectors, value):
+    path = _config_merge_file(write_vectors, value)
+    loaded = quick(path)
+    assert isinstance(loaded, VectorFile)
+    assert [c.__dict__ for c in loaded.cases] == [c.__dict__ for c in _load_checked(path).cases]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "where", "message"),
+    [
+        ('"version": 1', '"version": 9007199254740992', "/version", "I-JSON range"),
+        ('"retry": null', '"retry": 1e400', "/cases/0/expected/frames/0/retry", "too large"),
+        ('"retry": null', '"retry": NaN', "", "not valid vector JSON: NaN is not JSON"),
+        ('"One data', '"\\ud83d One data', "/cases/0/description", "lone surrogate"),
+        ('"One data', '"\\udc00 One data', "/cases/0/description", "lone surrogate"),
+    ],
+)
+def test_text_orjson_cannot_vouch_for_is_reported_as_before(
+    write_vectors, old, new, where, message
+):
+    text = json.dumps(vector_document([hello_case()]), indent=1)
+    assert old in text
+    path = write_vectors(text.replace(old, new, 1))
+    assert quick(path) == UNVOUCHED
+    problems = problems_of(path)
+    assert any(at == where and message in said for _, at, said in problems), problems
+
+
+def test_nesting_past_the_limit_is_reported_as_before(write_vectors):
+    deep = "[" * MAX_DEPTH + "]" * MAX_DEPTH  # level 5 in the file: 132 levels
+    text = json.dumps(vector_document([hello_case()]), indent=1)
+    path = write_vectors(text.replace('"retry": null', f'"retry": {deep}', 1))
+    assert quick(path) == UNVOUCHED
+    ((case, where, message),) = problems_of(path)
+    assert (case, where) == (None, "")
+    assert message.startswith(f"arrays/objects nested more than {MAX_DEPTH} levels deep")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        _retry(1.0),  # an integer to the schema, a float to Python
+        {"input": {"chunks": ["data: 12:3.5e7 [1,2e3]\n\n"]}},  # a float's shape in a string
+    ],
+)
+def test_files_the_orjson_reading_leaves_aside_load_all_the_same(write_vectors, change):
+    path = write_vectors(vector_document([hello_case(id="first"), hello_case(**change)]))
+    checked = _load_checked(path)
+    assert [c.__dict__ for c in load_vector_file(path).cases] == [c.__dict__ for c in checked.cases]
+    assert quick(path) == UNVOUCHED
+
+
+def test_orjson_reads_only_what_the_json_module_reads_and_alike() -> None:
+    """Whatever orjson accepts (what the quick path parses with), the json module (what
+    the checked path parses with) accepts too, as the same value but for integers beyond
+    64 bits (a float to orjson, which sends the file the json module's way); where they
+    differ otherwise (NaN, 1e400, lone surrogates), orjson refuses."""
+    import orjson
+
+    texts = [
+        b"[1]\x0c",
+        b"[1,]",
+        b"{,}",
+        b"[01]",
+        b"[-]",
+        b"[1.]",
+        b"[.5]",
+        b"[1e]",
+        b"[+1]",
+        b"[0x10]",
+        b"[NaN]",
+        b"[-Infinity]",
+        b"[1e400]",
+        b'["\\ud800"]',
+        b'["\\udc00"]',
+        b'["\\ud800\\u0041"]',
+        b'["\\ud83d\\ude00"]',
+        b'["\\x"]',
+        b'["\\u12"]',
+        b'["\\/\\b\\f\\n\\r\\t\\u0000"]',
+        b'["a\x01"]',
+        b'["\x7f"]',
+        b"\xef\xbb\xbf[1]",
+        b'["\xed\xa0\x80"]',
+        b'["\xc0\xaf"]',
+        b'["\xff"]',
+        b"[1] x",
+        b"",
+        b" ",
+        b"[-0]",
+        b"[-0.0]",
+        b"[1E+2]",
+        b"[18446744073709551615]",
+        b"[18446744073709551616]",
+        b"[-9223372036854775809]",
+        b'{"a":1,"a":2}',
+        b"[true,false,null]",
+        b"[tru]",
+        b"\t\n\r [ ] \r\n",
+        "\u00a0[]".encode(),
+        b'"x"',
+        b"1",
+    ]
+    for data in texts:
+        try:
+            by_orjson = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            continue
+        by_json = json.loads(data.decode("utf-8"))
+        assert by_json == by_orjson or not _plain_numbers(by_orjson), data
+
+
+def test_every_float_orjson_writes_has_the_shape_of_one() -> None:
+    """The quick path finds floats in orjson's canonical texts by their shape: a colon,
+    comma or bracket, digits, then a fraction or an exponent."""
+    import orjson
+
+    rng = random.Random(5)
+    floats = [0.0, -0.0, 1.0, 1e-5, 1e-7, 5e-324, 1.7976931348623157e308, 1e16, 2.0**64]
+    floats += [rng.uniform(-1, 1) * 10 ** rng.randint(-330, 308) for _ in range(20000)]
+    for number in floats:
+        for wrapped in ({"k": number}, [number], [1, number]):
+            text = orjson.dumps(wrapped)
+            assert _FLOAT_SHAPE.search(text.translate(_NUMBER_SHAPES)), text
+    # and no integer has it
+    for number in [0, -1, 2**53 - 1, -(2**53 - 1), *range(-50, 50)]:
+        text = orjson.dumps({"k": [number, number]})
+        assert not _FLOAT_SHAPE.search(text.translate(_NUMBER_SHAPES)), text
+
+
+def test_a_file_declaring_no_tags_takes_the_quick_path_and_its_tags_are_still_checked(
+    write_vectors,
+):
+    path = write_vectors(vector_document([hello_case(tags=[])], tags={}))
+    assert isinstance(quick(path), VectorFile)
+    path = write_vectors(vector_document([hello_case(tags=["basic"])], tags={}))
+    assert quick(path) is None
+    assert problems_of(path) == [
+        ("hello", "/cases/0/tags/0", "tag 'basic' is not declared in /tags")
+    ]
+
+
+def test_an_escaped_quote_is_always_found_before_the_structure_scan() -> None:
+    """``_escaped_quote`` looks at escapes one by one (up to one a KiB), then by regex:
+    never a no where a quote is escaped (``_outside_strings`` would then pair quotes
+    wrongly), and exact while the escapes are few."""
+    rng = random.Random(11)
+    for _ in range(600):
+        size = rng.choice([10, 900, 3000, 9000])
+        escapes = rng.choice([0, 1, 3, 20, 400])
+        data = bytearray(rng.choice(b'ab"{:') for _ in range(size))
+        for _ in range(escapes):
+            data[rng.randrange(size)] = ord("\\")
+        text = bytes(data)
+        truly = any(m.group()[1:] == b'"' for m in _ESCAPE.finditer(text))
+        found = _escaped_quote(text)
+        assert found or not truly, text
+        if text.count(b"\\") <= len(text) >> 10:
+            assert found == truly, text
+    padding = b"x" * 4096
+    assert not _escaped_quote(padding + b'"\\\\"' + padding)  # an escaped backslash
+    assert _escaped_quote(padding + b'"\\\\\\""' + padding)  # and then a quote
