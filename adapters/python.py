@@ -18,13 +18,14 @@ from impl_python import conformance
 from impl_python.errors import HanzoError
 
 from .protocol import Adapter, Implementation, Request, Response, crash
-from .serve import ACK, encode, output_text
+from .serve import ACK, ERROR_ACK, encode, encode_message, output_text
 
 # How the harness spells a run line (adapters.messages.encode_request), piece by piece.
 _RUN_ID = '{"cmd":"run","id":"'
 _DOMAIN = ',"domain":"'
 _INPUT = ',"input":'
 _EXPECT_KEY = ',"expect":'  # the expect extension's key, after the input (adapters/serve.py)
+_EXPECT_ERROR_KEY = ',"expect_error":'  # the expect-error extension's, in the same place
 # A JSON string's value and end, from just after its opening quote (the decoder's own
 # scanner; typeshed does not declare it).
 _scan_string: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
@@ -55,6 +56,7 @@ def _broken(detail: str) -> RunFn:
 
 class PythonAdapter:
     name = "python"
+    run_line_extensions = ("expect", "expect-error")  # what run_line answers (adapters/serve.py)
 
     def __init__(self) -> None:
         self._domains: dict[str, RunFn] = {}
@@ -112,12 +114,17 @@ class PythonAdapter:
             case_input, end = _raw_decode(text, end + len(_INPUT))
         except ValueError:  # not UTF-8, or not JSON where JSON belongs
             return None
-        # What follows the input: nothing, or the expect extension's key and string.
-        expect_at = end + len(_EXPECT_KEY)
-        if text.startswith(_EXPECT_KEY, end) and text.endswith('"}', expect_at + 1):
-            end = len(text) - 1  # the string itself is checked against the output below
-        else:
-            expect_at = 0
+        # What follows the input: nothing, or one extension's key and string (the string
+        # itself is checked against the output, or the error's code, below).
+        expect_at = error_at = 0
+        if text.startswith(_EXPECT_KEY, end):
+            expect_at = end + len(_EXPECT_KEY)
+            if text.endswith('"}', expect_at + 1):
+                end = len(text) - 1
+        elif text.startswith(_EXPECT_ERROR_KEY, end):
+            error_at = end + len(_EXPECT_ERROR_KEY)
+            if text.endswith('"}', error_at + 1):
+                end = len(text) - 1
         if len(text) != end + 1 or text[end] != "}":
             return None  # more keys, or anything else: not the harness's spelling
         run = self._domains.get(domain)
@@ -126,6 +133,12 @@ class PythonAdapter:
         try:
             output = run(case_input)
         except HanzoError as e:
+            # The expected code, compared as spelled (like the expect below): "!" and the
+            # message (the expect-error extension, docs/protocol.md).
+            if error_at and type(e.code) is str:
+                spelled = _encode_string(e.code)
+                if len(spelled) == end - error_at and text.startswith(spelled, error_at):
+                    return ERROR_ACK + encode_message(str(e))
             return encode({"id": request_id, "error": {"code": e.code, "message": str(e)}})
         except Exception as e:  # an implementation bug: reported, never raised
             return encode(crash(request_id, f"{type(e).__name__}: {e}", traceback.format_exc()))

@@ -33,7 +33,7 @@ text is exactly that string is written as the one-byte line ``ACK`` instead of t
 whole answer. ``run_line`` adapters compare on their side (``PythonAdapter.run_line``
 in Python, the Rust extension's ``run_line`` in Rust); the ordinary path compares here.
 It takes ``expect-error`` too when the adapter's ``run_line`` speaks it
-(``run_line_extensions``, the Rust extension) or the adapter has none: a line with
+(``run_line_extensions``: python and rust) or the adapter has none: a line with
 ``"expect_error": "<code>"`` whose contract error has that code is answered
 ``!"<message>"`` (``ERROR_ACK``) instead of the whole error.
 """

@@ -1,9 +1,9 @@
 """The expect-error extension (docs/protocol.md): an expected contract error comes back
 as its message only.
 
-The served rust child (in Rust) and the JS worker take it, and so does a served adapter
-without a ``run_line`` (``adapters/serve.py`` answers it then); the python child's
-``run_line`` does not speak it, so it refuses it and answers errors whole. A request
+The served python and rust children (their ``run_line``: Python's compares the code as
+spelled, Rust's in Rust) and the JS worker take it, and so does a served adapter
+without a ``run_line`` (``adapters/serve.py`` answers it then). A request
 whose case expects a contract error carries ``"expect_error": <code>``, and a child
 whose error has that code answers ``!"<message>"``. These tests check that the results
 are the bytes the whole answers gave, that every other answer (another code, a
@@ -49,7 +49,7 @@ def pkce() -> VectorFile:
     return load_vector_file(ROOT / "vectors" / "oauth-pkce.json")
 
 
-@pytest.fixture(scope="module", params=("rust", "js"))
+@pytest.fixture(scope="module", params=("python", "rust", "js"))
 def platform(request: pytest.FixtureRequest) -> Iterator[Any]:
     adapter = registry.create(request.param, timeout=10.0)
     started = start_platform(request.param, adapter)
@@ -73,7 +73,7 @@ def _lines(vf: VectorFile, outcomes: Any) -> str:
 
 
 def test_who_takes_it() -> None:
-    for name, errors in (("python", False), ("rust", True), ("js", True)):
+    for name, errors in (("python", True), ("rust", True), ("js", True)):
         adapter = registry.create(name, timeout=10.0)
         try:
             start_platform(name, adapter)
