@@ -420,7 +420,8 @@ class CaseItem(pytest.Item):
             pytest.xfail(expected)  # a recorded divergence: reported xfail, never a pass
         self.user_properties.append(("status", outcome.status))
         if outcome.status == "skip":
-            # The platform lacks this domain: shown as a skip with the reason, never a pass.
+            # The platform lacks this domain, or said the case does not apply to it (a
+            # protocol skip): shown as a skip with the reason, never a pass.
             pytest.skip(outcome.message or "not implemented")
         if outcome.status != "pass":
             raise CaseFailed(outcome)
