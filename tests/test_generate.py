@@ -38,7 +38,7 @@ from adapters.python import PythonAdapter
 from runners._candidates import promote
 from runners._cli import main
 from runners._format import canonical
-from runners._generate import Search
+from runners._generate import Finding, Search
 from runners._generate_cli import case_tmpdir
 from runners._run import StartedPlatform, start_platform
 from runners._schemas import domain_schema
@@ -470,18 +470,25 @@ def served_crlf() -> Any:
     return WorkerAdapter("crlf", [sys.executable, "-c", code])
 
 
-def test_a_served_platform_gets_chunks_while_the_batch_is_drawn_and_the_fault_is_shrunk() -> None:
-    # Out of process, chunks go to the platform while Hypothesis still draws the batch
-    # (_Sent); the search must find and shrink exactly what it finds in-process.
-    in_process = search_for("sse-frames", CrLfAcrossChunks("crlf")).search(MAX_EXAMPLES, SEED, 96)
+def served_and_in_process(examples: int, seed: int) -> tuple[Search, Finding, Finding]:
+    """The CR|LF fault searched for served (on a lane) and in-process, same seed: the
+    served search (closed) and both findings (each must exist)."""
+    in_process = search_for("sse-frames", CrLfAcrossChunks("crlf")).search(examples, seed, 96)
     search = search_for("sse-frames", served_crlf())
     try:
-        assert "crlf" in search._lanes
-        served = search.search(MAX_EXAMPLES, SEED, 96)
+        served = search.search(examples, seed, 96)
     finally:
         search.close()
         search.others[0].adapter.stop()  # type: ignore[union-attr]
     assert in_process is not None and served is not None
+    return search, served, in_process
+
+
+def test_a_served_platform_gets_chunks_while_the_batch_is_drawn_and_the_fault_is_shrunk() -> None:
+    # Out of process, chunks go to the platform while Hypothesis still draws the batch
+    # (_Sent); the search must find and shrink exactly what it finds in-process.
+    search, served, in_process = served_and_in_process(MAX_EXAMPLES, SEED)
+    assert "crlf" in search._lanes
     assert served.input == in_process.input and len(served.input["chunks"]) <= 3
     assert served.reasons == in_process.reasons
 
@@ -499,14 +506,7 @@ def test_a_failure_judged_late_is_drawn_again_and_shrunk_as_if_judged_at_once(
     # judged late, in the third, and drawn again as the fourth: the last there is.
     # With seed 12348 the shrink ends elsewhere unless the engine's Random is rewound
     # to where it was when the failing batch was drawn.
-    in_process = search_for("sse-frames", CrLfAcrossChunks("crlf")).search(examples, seed, 96)
-    search = search_for("sse-frames", served_crlf())
-    try:
-        served = search.search(examples, seed, 96)
-    finally:
-        search.close()
-        search.others[0].adapter.stop()  # type: ignore[union-attr]
-    assert in_process is not None and served is not None
+    search, served, in_process = served_and_in_process(examples, seed)
     assert served.input == in_process.input and len(served.input["chunks"]) <= 3
     assert served.reasons == in_process.reasons
     assert served.examples == in_process.examples == 2
