@@ -155,6 +155,19 @@ class BadRequest(ValueError):
     """The harness built a request the protocol does not allow (a harness bug)."""
 
 
+def _spliceable(request_id: Any, domain: Any, input_json: str | None) -> bool:
+    """A ``run`` line can be spliced from these (``_spliced_run``): the input has its
+    text, the id is a non-empty string and the domain kebab-case (what
+    ``_plainly_valid_run`` checks, without building the message)."""
+    return (
+        input_json is not None
+        and type(request_id) is str
+        and request_id != ""
+        and type(domain) is str
+        and _kebab(domain)
+    )
+
+
 def _spliced_run(request_id: Any, domain: Any, input_json: str | None, more: str) -> str | None:
     """A ``run`` line's text with the input's JSON text spliced in and ``more`` (further
     members, each with its leading comma) after it; None unless the request is plainly
@@ -162,13 +175,7 @@ def _spliced_run(request_id: Any, domain: Any, input_json: str | None, more: str
     as encoding the message (key order, separators); the domain is kebab-case, so it
     needs no escaping.
     """
-    if (
-        input_json is None
-        or type(request_id) is not str
-        or request_id == ""
-        or type(domain) is not str
-        or not _kebab(domain)
-    ):
+    if not _spliceable(request_id, domain, input_json):
         return None
     return (
         f'{{"cmd":"run","id":{_encode_string(request_id)},"domain":"{domain}",'
@@ -252,22 +259,25 @@ def expect_line(request: Request) -> bytes | None:
 
 
 def _expect_line(request: Any) -> bytes:
-    """``expect_line`` made (``b""``: none)."""
+    """``expect_line`` made (``b""``: none): ``_spliced_run``'s spelling with one more
+    key, written out in one f-string (once per case, for the first platform that takes
+    the extension; tests/test_request_text.py checks it against the encoder)."""
     output_json = request.expected_output_json
-    if output_json is None:
+    request_id, domain, input_json = request["id"], request["domain"], request.input_json
+    if (  # _spliceable, written out: this runs once per case
+        output_json is None
+        or input_json is None
+        or type(request_id) is not str
+        or request_id == ""
+        or type(domain) is not str
+        or not _kebab(domain)
+    ):
         return b""
-    # encode_request's spliced spelling, with one more key (checked by
-    # tests/test_request_text.py); no UTF-8 form (a lone surrogate): no expect.
-    text = _spliced_run(
-        request["id"],
-        request["domain"],
-        request.input_json,
-        f',"expect":{_encode_string(output_json)}',
-    )
-    if text is None:
-        return b""
-    try:
-        return text.encode("utf-8")
+    try:  # no UTF-8 form (a lone surrogate): no expect
+        return (
+            f'{{"cmd":"run","id":{_encode_string(request_id)},"domain":"{domain}",'
+            f'"input":{input_json},"expect":{_encode_string(output_json)}}}\n'
+        ).encode()
     except UnicodeEncodeError:
         return b""
 
@@ -280,23 +290,23 @@ def expect_error_line(request: Request) -> bytes | None:
     """
     line: bytes | None = getattr(request, "error_line", b"")  # b"": a plain request
     if line is None:
-        code = request.expected_error  # type: ignore[attr-defined]
-        text = (
-            None
-            if type(code) is not str
-            else _spliced_run(
-                request["id"],
-                request["domain"],
-                request.input_json,  # type: ignore[attr-defined]
-                f',"expect_error":{_encode_string(code)}',
-            )
-        )
-        try:
-            line = b"" if text is None else text.encode("utf-8")
-        except UnicodeEncodeError:
-            line = b""
-        request.error_line = line  # type: ignore[attr-defined]
+        line = request.error_line = _error_line(request)  # type: ignore[attr-defined]
     return line or None
+
+
+def _error_line(request: Any) -> bytes:
+    """``expect_error_line`` made (``b""``: none), as ``_expect_line`` is."""
+    code = request.expected_error
+    request_id, domain, input_json = request["id"], request["domain"], request.input_json
+    if type(code) is not str or not _spliceable(request_id, domain, input_json):
+        return b""
+    try:
+        return (
+            f'{{"cmd":"run","id":{_encode_string(request_id)},"domain":"{domain}",'
+            f'"input":{input_json},"expect_error":{_encode_string(code)}}}\n'
+        ).encode()
+    except UnicodeEncodeError:
+        return b""
 
 
 _scan_string: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]

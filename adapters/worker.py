@@ -30,6 +30,7 @@ import signal
 import subprocess
 import threading
 import weakref
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import IO, Any
@@ -369,15 +370,18 @@ class _Sent:
     """The requests of one ``run`` that are sent (in order), each one's line, the
     answer line (without its newline) that means its expected output (or None), and
     the error code it carried as ``expect_error`` (or None); ``all_expect``: every
-    request carried the expect extension's ``expect`` or ``expect_error``."""
+    request carried the expect extension's ``expect`` or ``expect_error``;
+    ``error_turns``: the indexes of the requests that carried ``expect_error``, in
+    order."""
 
-    __slots__ = ("all_expect", "codes", "expected", "lines", "requests")
+    __slots__ = ("all_expect", "codes", "error_turns", "expected", "lines", "requests")
 
     def __init__(self) -> None:
         self.requests: list[Request] = []
         self.lines: list[bytes] = []
         self.expected: list[bytes | None] = []
         self.codes: list[str | None] = []
+        self.error_turns: list[int] = []
         self.all_expect = True
 
 
@@ -410,6 +414,39 @@ def _unmarked(requests: Sequence[Request], marked: list[Response | None]) -> lis
         else response
         for request, response in zip(requests, marked, strict=False)
     ]
+
+
+def _group_acknowledged(
+    got: Sequence[bytes | None], first: int, sent: _Sent
+) -> list[Response | None] | None:
+    """The responses for ``got``, lines in the turns of ``sent.requests[first:]`` (all of
+    which carried ``expect`` or ``expect_error``), if every line is the acknowledgement
+    its turn allows: ``=`` where ``expect`` went (None), ``!"<message>"`` where
+    ``expect_error`` did (an :class:`ErrorAsExpected`). None otherwise (then the lines
+    are taken one by one, ``WorkerAdapter._acknowledged``).
+
+    Without a Python step per ``=``: the ``expect_error`` turns among these lines are
+    found by bisection and each must hold an acknowledged error (a line that begins with
+    ``!``, so not ``=``); then if ``=`` occurs as many times as there are other turns,
+    each of those holds one.
+    """
+    turns = sent.error_turns
+    end = first + len(got)
+    low = bisect_left(turns, first)
+    high = bisect_left(turns, end, low)
+    if got.count(ACK) != len(got) - (high - low):
+        return None
+    group: list[Response | None] = [None] * len(got)
+    codes, requests = sent.codes, sent.requests
+    for turn in turns[low:high]:
+        line = got[turn - first]
+        if line is None or line[:1] != ERROR_ACK:
+            return None
+        acknowledged = _error_answer(line, requests[turn]["id"], codes[turn])  # type: ignore[arg-type]
+        if acknowledged is None:
+            return None
+        group[turn - first] = acknowledged
+    return group
 
 
 class _Isolate:
@@ -665,6 +702,7 @@ class WorkerAdapter:
                 if expecting_errors:
                     with_code = expect_error_line(request)
                     if with_code is not None:
+                        sent.error_turns.append(len(sent.requests))
                         add_request(request)
                         add_line(with_code)
                         add_match(None)
@@ -828,6 +866,12 @@ class WorkerAdapter:
                             # "=" in each of these requests' turns (each carried "expect").
                             matched = True
                             responses += [None] * len(got)
+                            index += len(got)
+                            continue
+                        group = _group_acknowledged(got, start + index, sent)
+                        if group is not None:
+                            matched = True
+                            responses += group
                             index += len(got)
                             continue
                         taken = self._acknowledged(got, index, matches, codes, requests, answer)

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, overload
 
-from adapters.protocol import OutputAsExpected
+from adapters.protocol import ErrorAsExpected, OutputAsExpected
 
 from ._compare import MISSING, Difference, diff, rules_for
 from ._schemas import domain_schema, pointer
@@ -161,9 +161,15 @@ def passed(case: Case, platform: str, actual: Any) -> Outcome:
     return outcome
 
 
-Item = Outcome | dict[str, Any] | None
+Item = Outcome | ErrorAsExpected | dict[str, Any] | None
 """An ``Outcomes`` item: the outcome; ``None``, passed as expected; an error's body
-(``dict``), the expected error passed."""
+(``dict``), the expected error passed; an :class:`ErrorAsExpected` (the worker's
+acknowledgement of the expected error, kept as it came: its ``error`` is the body)."""
+
+
+def error_body(item: ErrorAsExpected | dict[str, Any]) -> dict[str, Any]:
+    """The error body of an ``Outcomes`` item that is a passed expected error."""
+    return item["error"] if type(item) is ErrorAsExpected else item
 
 
 class Outcomes(Sequence[Outcome]):
@@ -173,10 +179,11 @@ class Outcomes(Sequence[Outcome]):
     extension's ``=``, or the expected answer line byte for byte: ``None`` from
     ``WorkerAdapter.run_expected``) is held as ``None`` in ``items``, and the pass of
     an expected error as the error's body (a ``dict``: its actual is ``{"error":
-    body}``); each is made into its ``Outcome`` (``passed``) only when asked for: the
-    CLI writes such a pass's results line straight from its case
-    (``runners._stream.encode_chunk``), so a healthy run makes no object per case
-    and platform for it. To everyone else it is a sequence of ``Outcome``.
+    body}``) or as the worker's ``ErrorAsExpected`` holding it; each is made into its
+    ``Outcome`` (``passed``) only when asked for: the CLI writes such a pass's results
+    line straight from its case (``runners._stream.encode_chunk``), so a healthy run
+    makes no object per case and platform for it. To everyone else it is a sequence
+    of ``Outcome``.
     """
 
     __slots__ = ("cases", "items", "platform")
@@ -220,8 +227,8 @@ class Outcomes(Sequence[Outcome]):
 def _pass(case: Case, platform: str, item: Item) -> Outcome:
     if item is None:
         return passed(case, platform, case.expected)
-    if type(item) is dict:
-        return passed(case, platform, {"error": item})
+    if type(item) is dict or type(item) is ErrorAsExpected:
+        return passed(case, platform, {"error": error_body(item)})
     assert type(item) is Outcome
     return item
 

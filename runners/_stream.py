@@ -27,6 +27,8 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple, Protocol, cast
 
+from adapters.protocol import ErrorAsExpected
+
 from ._clusters import ClusterTally, annotate_result
 from ._compare import MISSING
 from ._gate import in_shard
@@ -234,8 +236,9 @@ def encode_chunk(
                         if item is None:  # the expected output
                             wanted = case.expected_json
                             actual = _ENCODE(case.expected) if wanted is None else wanted
-                        else:  # the expected error, this body
-                            actual = _error_text(cast("dict[str, Any]", item))
+                        else:  # the expected error (its body, or the worker's answer)
+                            body = item["error"] if type(item) is ErrorAsExpected else item
+                            actual = _error_text(cast("dict[str, Any]", body))
                         # The hash is a hex digest: a JSON string as it is.
                         lines.append(
                             f'{head}{_STRING(case_id)},"case_hash":"{case.content_hash()}"{tail}'

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from adapters.messages import encode_request
-from adapters.protocol import OutputAsExpected, Request
+from adapters.protocol import ErrorAsExpected, OutputAsExpected, Request
 from adapters.python import PythonAdapter
 from adapters.served import served
 from adapters.worker import WorkerAdapter
@@ -162,7 +162,8 @@ def test_served_results_are_the_bytes_the_in_process_judgement_writes(pkce: Vect
     finally:
         adapter.stop()
     assert None in marked.items  # the fast paths were taken
-    assert any(type(i) is dict for i in marked.items)
+    # Expected errors acknowledged (expect-error), held as the worker's answers.
+    assert any(type(i) is ErrorAsExpected for i in marked.items)
     judged = run_cases(start_platform("python", PythonAdapter()), pkce, pkce.cases)
     assert None not in judged.items  # in process, every output is judged
 
