@@ -95,30 +95,29 @@ def difference_kind(d: Mapping[str, Any]) -> str:
 # The harness's crash messages (adapters/worker.py, adapters/*.py, the repo's workers,
 # runners/_run.py, runners/_jobs.py), each matched at the start of the message; a
 # platform name in front is matched as text without a colon (an error class has one).
-_HARNESS_CAUSES = [
-    (re.compile(p), cause)
-    for p, cause in (
-        (r"no response within ", "timeout"),
-        (r"worker wrote invalid JSON ", "not JSON"),
-        (
-            r"expected response for id |worker response for case .* does not match the protocol"
-            r"|rust extension (broke the protocol|rejected the request)"
-            r"|request is not (JSON|a JSON object)|unknown command |run request without ",
-            "protocol",
-        ),
-        (r"output (of \S+ )?is not JSON", "output not JSON"),
-        (r"[^:]*? does not implement |unknown domain\b", "not implemented"),
-        (r"[^:]*? (did not start: |adapter raised \w+ in start\(\))", "did not start"),
-        (
-            r"worker could not be restarted|cannot run worker |worker ['\"]|[^:]*? is broken: ",
-            "unavailable",
-        ),
-        (r"[^:]*? declared broken after |not run: ", "not run"),
-        (r"not sent: ", "input not sent"),
-        (r"the harness job running ", "harness job"),
-        (r"harness bug: ", "harness bug"),
-    )
-]
+_HARNESS_CAUSES = (
+    (r"no response within ", "timeout"),
+    (r"worker wrote invalid JSON ", "not JSON"),
+    (
+        r"expected response for id |worker response for case .* does not match the protocol"
+        r"|rust extension (?:broke the protocol|rejected the request)"
+        r"|request is not (?:JSON|a JSON object)|unknown command |run request without ",
+        "protocol",
+    ),
+    (r"output (?:of \S+ )?is not JSON", "output not JSON"),
+    (r"[^:]*? does not implement |unknown domain\b", "not implemented"),
+    (r"[^:]*? (?:did not start: |adapter raised \w+ in start\(\))", "did not start"),
+    (
+        r"worker could not be restarted|cannot run worker |worker ['\"]|[^:]*? is broken: ",
+        "unavailable",
+    ),
+    (r"[^:]*? declared broken after |not run: ", "not run"),
+    (r"not sent: ", "input not sent"),
+    (r"the harness job running ", "harness job"),
+    (r"harness bug: ", "harness bug"),
+)
+# One pattern, one group per cause (one match per message, not one per cause).
+_HARNESS = re.compile("|".join(f"(?P<c{i}>{p})" for i, (p, _) in enumerate(_HARNESS_CAUSES)))
 _EXITED = re.compile(r"worker exited with code (-?[0-9]+|None) while running ")
 _PANIC = re.compile(r"(thread '.*' )?panicked at ")
 _ERROR_CLASS = re.compile(r"((?:[A-Za-z_$][\w$]*\.)*[A-Z][\w$]*)(?=[:(]|$)")
@@ -139,21 +138,20 @@ def _exit_cause(code: str) -> str:
 def crash_cause(message: str, detail: str = "") -> str | None:
     """What crashed, from a crash's message (and detail); None if it names no cause.
     The rule is the module docstring's."""
-    return _cause(message, detail.startswith("panicked"))
-
-
-@functools.lru_cache(maxsize=1024)  # a run's crashes often share a message
-def _cause(message: str, panicked: bool) -> str | None:
+    if detail.startswith("panicked"):  # a Rust panic caught by hanzo-conformance's batch
+        return "panic"
+    # The error class first: the quickest test, and no message the harness makes
+    # starts with a name followed by ":" or "(".
+    named = _ERROR_CLASS.match(message)
+    if named:
+        return named.group(1)[:80]
     exited = _EXITED.match(message)
     if exited:
         return _exit_cause(exited.group(1))
-    for pattern, cause in _HARNESS_CAUSES:
-        if pattern.match(message):
-            return cause
-    if panicked or _PANIC.match(message):
-        return "panic"
-    named = _ERROR_CLASS.match(message)
-    return named.group(1)[:80] if named else None
+    harness = _HARNESS.match(message)
+    if harness:
+        return _HARNESS_CAUSES[int(str(harness.lastgroup)[1:])][1]
+    return "panic" if _PANIC.match(message) else None
 
 
 def crash_kind(message: str, detail: str = "") -> str:
@@ -169,17 +167,23 @@ def is_crash(kind: str) -> bool:
 def result_crash_kind(result: Mapping[str, Any]) -> str:
     """A crash result's kind: its message is "PLATFORM crashed[ (chunking V)]: MESSAGE"
     (runners/_outcomes.py), or the harness's own ("PLATFORM did not start: ...")."""
-    message = str(result.get("message") or "")
-    said = f"{result['platform']} crashed"
+    panicked = str(result.get("detail") or "").startswith("panicked")
+    return _result_kind(result["platform"], str(result.get("message") or ""), panicked)
+
+
+@functools.lru_cache(maxsize=1024)  # a run's crashes often share a message
+def _result_kind(platform: str, message: str, panicked: bool) -> str:
+    said = f"{platform} crashed"
     if message.startswith(said):
         rest = message[len(said) :]
         if rest.startswith(" (chunking "):
             rest = rest[rest.find(")") + 1 :]
         if rest.startswith(": "):
             message = rest[2:]
-    return crash_kind(message, str(result.get("detail") or ""))
+    return crash_kind(message, "panicked" if panicked else "")
 
 
+@functools.lru_cache(maxsize=4096)
 def cluster_id(pattern: str, kind: str) -> str:
     """A short stable id of a (pattern, kind) key: the same on every run and platform."""
     return "c" + hashlib.sha256(f"{pattern}\0{kind}".encode()).hexdigest()[:8]
