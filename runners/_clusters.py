@@ -18,7 +18,8 @@ A crash's kind is ``crash CAUSE`` (pattern ``""``), the cause read from its mess
   shape, a request the platform's side refused), ``output not JSON``, ``not
   implemented`` (the platform lacks the domain), ``did not start`` / ``unavailable``
   (the platform did not start / could not be restarted), ``not run`` (given up after
-  earlier failures), ``input not sent``, ``harness job``, ``harness bug``;
+  earlier failures), ``input not sent``, ``adapter bug`` (an adapter's run() raised),
+  ``harness job``, ``harness bug``;
 * else the platform's own error class: ``panic`` for a Rust panic (``panicked at``
   in the message, or a detail starting ``panicked``), or a leading (dotted) name whose
   last part starts upper-case, followed by ``:``, ``(`` or the end of the message:
@@ -101,9 +102,11 @@ _HARNESS_CAUSES = (
     (
         r"expected response for id |worker response for case .* does not match the protocol"
         r"|rust extension (?:broke the protocol|rejected the request)"
-        r"|request is not (?:JSON|a JSON object)|unknown command |run request without ",
+        r"|request is not (?:JSON|a JSON object)|unknown command |run request without "
+        r"|[^:]*? returned (?:no|a malformed) response",
         "protocol",
     ),
+    (r"[^:]*? adapter raised \w+: ", "adapter bug"),
     (r"output (?:of \S+ )?is not JSON", "output not JSON"),
     (r"[^:]*? does not implement |unknown domain\b", "not implemented"),
     (r"[^:]*? (?:did not start: |adapter raised \w+ in start\(\))", "did not start"),

@@ -157,6 +157,26 @@ def test_crashes_the_harness_made_are_keyed_by_its_cause():
     assert crash_kind(lacking["crash"]["message"]) == "crash not implemented"
 
 
+def test_an_adapter_breaking_its_contract_is_keyed_by_how(capsys, write_vectors, tmp_path):
+    path = write_vectors(vector_document([hello_case(id=f"case-{i}") for i in range(2)]))
+    kinds = {}
+    for name, adapter in (("raiser", miniatures.Raiser), ("dropper", miniatures.Dropper)):
+        register_platform(name, lambda adapter=adapter, name=name: adapter(name))
+        results = tmp_path / f"{name}.json"
+        try:
+            argv = ["run", "--no-default-vectors", "--vectors", str(path), "--platform", name]
+            main([*argv, "--format", "json", "--output", str(results)])
+        finally:
+            unregister_platform(name)
+        for r in json.loads(results.read_text())["results"]:
+            if r["status"] == "error":
+                kinds[name, r["case"]] = result_crash_kind(r)
+    capsys.readouterr()
+    assert kinds[("raiser", "case-0")] == kinds[("raiser", "case-1")] == "crash adapter bug"
+    # Unanswered requests (of a case or of its chunkings):
+    assert {kind for (name, _), kind in kinds.items() if name == "dropper"} == {"crash protocol"}
+
+
 @pytest.mark.parametrize(
     ("messages", "kind"),
     [
