@@ -24,7 +24,8 @@ A crash's kind is ``crash CAUSE`` (pattern ``""``), the cause read from its mess
   in the message, or a detail starting ``panicked``), or a leading (dotted) name whose
   last part starts upper-case, followed by ``:``, ``(`` or the end of the message:
   ``UnicodeDecodeError: ...``, ``UnicodeDecodeError('utf-8', ...)`` (a ``repr``),
-  JS ``TypeError: ...`` all name their class;
+  JS ``TypeError: ...`` all name their class (a JS case run in a worker thread: the
+  class its stack names, after the thread's wrapper);
 * else plain ``crash``: a cause the message does not name. Such crashes may have
   nothing in common, so ``expectations --update`` records them per case.
 """
@@ -121,6 +122,12 @@ _HARNESS_CAUSES = (
 )
 # One pattern, one group per cause (one match per message, not one per cause).
 _HARNESS = re.compile("|".join(f"(?P<c{i}>{p})" for i, (p, _) in enumerate(_HARNESS_CAUSES)))
+# The JS platform runs hooks and tool-call-pipeline cases in a worker thread
+# (impl_js/conformance/run-in-thread.js), whose failures come wrapped in an Error.
+_JS_THREAD = re.compile(
+    r"Error: \S+ (?:(?P<crashed>case crashed in its worker thread:\n)"
+    r"|(?P<timeout>worker thread gave no answer in )|(?P<protocol>worker thread answered nothing))"
+)
 _EXITED = re.compile(r"worker exited with code (-?[0-9]+|None) while running ")
 _PANIC = re.compile(r"(thread '.*' )?panicked at ")
 _ERROR_CLASS = re.compile(r"((?:[A-Za-z_$][\w$]*\.)*[A-Z][\w$]*)(?=[:(]|$)")
@@ -143,6 +150,10 @@ def crash_cause(message: str, detail: str = "") -> str | None:
     The rule is the module docstring's."""
     if detail.startswith("panicked"):  # a Rust panic caught by hanzo-conformance's batch
         return "panic"
+    thread = _JS_THREAD.match(message)
+    if thread:  # the stack the thread posted begins with the error's own class
+        crashed = thread.lastgroup == "crashed"
+        return crash_cause(message[thread.end() :]) if crashed else thread.lastgroup
     # The error class first: the quickest test, and no message the harness makes
     # starts with a name followed by ":" or "(".
     named = _ERROR_CLASS.match(message)

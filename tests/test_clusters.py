@@ -206,6 +206,15 @@ def test_an_adapter_breaking_its_contract_is_keyed_by_how(capsys, write_vectors,
             ],
             "crash panic",
         ),
+        (  # the JS platform's worker thread (hooks, tool-call-pipeline) wraps the error
+            [
+                "Error: hooks case crashed in its worker thread:\nRangeError: Invalid array "
+                "length\n    at runCase (file:///x/hooks-case.js:10:3)",
+                "RangeError: Maximum call stack size exceeded",
+            ],
+            "crash RangeError",
+        ),
+        (["Error: hooks worker thread gave no answer in 35000 ms"], "crash timeout"),
         (["boom", "thrown non-Error value: 42", "index: 7"], "crash"),  # no class named
     ],
 )
