@@ -203,7 +203,7 @@ def test_a_crash_with_another_cause_is_still_a_finding(tmp_path: Path) -> None:
     )
     assert verdicts == [{}, {}]  # the recorded cause, whatever bytes the message shows
     _, [verdict] = s.disagreements([{"chunks": ["data: boom\n\n"]}])
-    assert "not in its ledger: /: crash TypeError" in verdict["strict"], verdict
+    assert "not in its ledger: (whole output): crash TypeError" in verdict["strict"], verdict
 
 
 def test_hanzos_sdk_searched_past_its_recorded_crash(capsys: Any) -> None:
