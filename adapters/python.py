@@ -40,7 +40,9 @@ _EXPECT_ERROR_KEY = ',"expect_error":'  # the expect-error extension's, in the s
 _scan_string: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 # One JSON value and its end (the decoder's C scanner, as adapters.serve decodes a request
 # with; StopIteration where there is none).
-_scan_value: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(json.JSONDecoder())
+_scan_value: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
+    json.JSONDecoder()  # type: ignore[arg-type]  # typeshed: a decoder is its context
+)
 # A str as a JSON string, as the harness spells the expect (adapters.messages).
 _encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
@@ -174,7 +176,9 @@ class PythonAdapter:
                 answer(_error(request_id, e, text, error_at, end))
                 continue
             except Exception as e:  # an implementation bug: reported, never raised
-                answer(encode(crash(request_id, f"{type(e).__name__}: {e}", traceback.format_exc())))
+                answer(
+                    encode(crash(request_id, f"{type(e).__name__}: {e}", traceback.format_exc()))
+                )
                 continue
             if expect_at:
                 try:

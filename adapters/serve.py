@@ -203,10 +203,7 @@ class _Answers:
 
     def write_if_due(self) -> None:
         """Write the group if it is full or its oldest answer may have waited FLUSH_AFTER_S."""
-        if (
-            len(self.pending) >= MAX_GROUP
-            or time.monotonic() - self._written_at >= FLUSH_AFTER_S
-        ):
+        if len(self.pending) >= MAX_GROUP or time.monotonic() - self._written_at >= FLUSH_AFTER_S:
             with self._lock:
                 self._write_locked()
 
@@ -396,7 +393,9 @@ def _answer_ordinarily(
                 "code": code,
                 "message": f"this worker speaks protocol {PROTOCOL_VERSION} only",
             }
-            _handshake_answer(answers, {"ok": False, "error": error, "versions": [PROTOCOL_VERSION]})
+            _handshake_answer(
+                answers, {"ok": False, "error": error, "versions": [PROTOCOL_VERSION]}
+            )
             return True
         session.started = True
         info = {

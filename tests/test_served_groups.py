@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.messages import EXTENSIONS_LINE, START_LINE, encode_request
+from adapters.protocol import Request
 from adapters.python import PythonAdapter
 from adapters.serve import ACK, SLICE, serve
 
@@ -46,7 +47,9 @@ class CountingPython(PythonAdapter):
 
 
 def _pkce(request_id: str, verifier: str) -> bytes:
-    return encode_request({"id": request_id, "domain": "oauth-pkce", "input": {"verifier": verifier}})
+    return encode_request(
+        {"id": request_id, "domain": "oauth-pkce", "input": {"verifier": verifier}}
+    )
 
 
 def _with_expect(line: bytes, output_json: str) -> bytes:
@@ -105,7 +108,7 @@ def test_a_case_that_hangs_amid_a_read_leaves_every_answer_before_it_written() -
     # running the sixth (inside one run_lines call with the others): the thread must
     # write the five answers, and nothing after them can come.
     def normalize(server: str, i: int) -> bytes:
-        request = {
+        request: Request = {
             "id": f"mcp-normalization/c-{i}#0",
             "domain": "mcp-normalization",
             "input": {"op": "normalize", "server": server, "tool": "b"},
