@@ -19,11 +19,14 @@ the unwritten answers of its group along: the harness (``WorkerAdapter`` with
 ``answers_in_groups``) then runs the unanswered cases alone until the one that
 kills it is found, and blames exactly that one (bench/README.md, "Harness overhead").
 
-An adapter with a ``run_line(line: bytes) -> bytes | None`` method (``python``, ``rust``) is
+An adapter with a ``run_line(line: bytes) -> bytes | None`` method (``rust``) is
 handed each ``run`` line as the harness wrote it and returns the response line
 as it is to be written, so the child makes no Python object per case; ``None``
 sends that line down the ordinary path (decode, ``run``, encode), which reports
-whatever made the fast path decline it.
+whatever made the fast path decline it. One with ``run_lines`` (``python``: see
+``RunLines``) is handed the lines of a read a slice at a time instead, one call for
+many lines, and hands each answer over as soon as it has it (so the thread can write
+it while a later case of the slice runs long).
 
 The child speaks the ``expect`` extension (docs/protocol.md, "The expect and expect-error
 extensions"):
