@@ -1,4 +1,4 @@
-//! Running one hook process: HOOK-4 and HOOK-7..HOOK-11.
+//! Running one hook process: HOOK-4, HOOK-14 and HOOK-7..HOOK-11.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -10,7 +10,9 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use nix::sys::signal::{killpg, Signal};
+use nix::sys::signal::{
+    killpg, sigaction, sigprocmask, SaFlags, SigAction, SigHandler, SigSet, SigmaskHow, Signal,
+};
 use nix::unistd::Pid;
 
 /// HOOK-7: the longest `NAME=value` entry (Linux `MAX_ARG_STRLEN` is 131072 with the NUL).
@@ -51,6 +53,32 @@ fn kill_group(pid: u32) {
     }
 }
 
+/// HOOK-14: the hook starts with every standard signal (1..31) at its default
+/// disposition and an empty signal mask, whatever this process inherited (`nohup`
+/// ignores SIGHUP, a shell's background job SIGINT). `std` resets only SIGPIPE and
+/// passes the spawning thread's signal mask on (rust-lang/rust#101077).
+#[allow(unsafe_code)]
+fn start_with_default_signals(cmd: &mut Command) {
+    // SAFETY: the closure runs in the forked child before exec, where only
+    // async-signal-safe calls are allowed. It calls sigaction(2) and sigprocmask(2)
+    // (both async-signal-safe), builds its arguments on the stack and allocates
+    // nothing: `Signal::iterator` walks a static table, `SigAction`/`SigSet` are
+    // plain C structs, and the error is a raw errno, not a boxed one. sigaction is
+    // unsafe only because a handler could be an arbitrary function; SIG_DFL is none.
+    unsafe {
+        cmd.pre_exec(|| {
+            let default = SigAction::new(SigHandler::SigDfl, SaFlags::empty(), SigSet::empty());
+            for signal in Signal::iterator() {
+                if !matches!(signal, Signal::SIGKILL | Signal::SIGSTOP) {
+                    let _ = sigaction(signal, &default);
+                }
+            }
+            sigprocmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None)
+                .map_err(std::io::Error::from)
+        });
+    }
+}
+
 /// Runs `/bin/sh -c command` in a new process group and waits for it (at most `timeout`).
 pub fn run(
     command: &str,
@@ -70,6 +98,7 @@ pub fn run(
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .process_group(0);
+    start_with_default_signals(&mut cmd);
     if let Some(cwd) = cwd {
         cmd.current_dir(cwd);
     }
@@ -152,5 +181,24 @@ mod tests {
         assert_eq!(reason_text("a€".as_bytes()), "a€");
         assert_eq!(reason_text(b"x \n\r\t"), "x");
         assert_eq!(reason_text(b"bad \xff byte"), "bad \u{fffd} byte");
+    }
+
+    #[test]
+    fn a_signal_blocked_here_is_not_blocked_in_the_hook() {
+        // HOOK-14. The mask is per thread, and a child starts with its spawner's.
+        std::thread::spawn(|| {
+            let mut term = SigSet::empty();
+            term.add(Signal::SIGTERM);
+            term.thread_block().unwrap();
+            let ending = run(
+                "kill -s TERM $$; exit 0",
+                &BTreeMap::new(),
+                None,
+                Duration::from_secs(10),
+            );
+            assert_eq!(ending, Ending::Signaled(Signal::SIGTERM as i32));
+        })
+        .join()
+        .unwrap();
     }
 }
