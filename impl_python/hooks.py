@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import math
 import os
+import select
 import signal
 import threading
 from collections.abc import Mapping, Sequence
@@ -215,6 +216,17 @@ def _drain(stream: IO[bytes], kept: bytearray) -> None:
             kept += chunk[: REASON_LIMIT_BYTES - len(kept)]
 
 
+def _exits_within(pid: int, timeout_ms: int) -> bool:
+    """Whether the child ``pid`` ends within ``timeout_ms`` (it is not reaped here)."""
+    pidfd = os.pidfd_open(pid)  # readable once the process has ended
+    try:
+        waiting = select.poll()
+        waiting.register(pidfd, select.POLLIN)
+        return bool(waiting.poll(timeout_ms))
+    finally:
+        os.close(pidfd)
+
+
 def _wait(pid: int) -> int | None:
     """The hook's exit code, or minus the signal that killed it (None: already reaped,
     as when this process ignores SIGCHLD)."""
@@ -249,21 +261,16 @@ def run_hook(index: int, hook: HookConfig, env: dict[str, str], cwd: str | None)
     with open(stderr_read, "rb", buffering=0) as stderr:
         reader = threading.Thread(target=_drain, args=(stderr, kept), daemon=True)
         reader.start()
-        # waitpid, not the pipe: a grandchild holding stderr cannot hold the runner.
-        ended: list[int | None] = []
-        waiter = threading.Thread(target=lambda: ended.append(_wait(pid)), daemon=True)
-        waiter.start()
-        waiter.join(hook.timeout_ms / 1000)
-        timed_out = waiter.is_alive()
+        # The process, not the pipe: a grandchild holding stderr cannot hold the runner.
+        timed_out = not _exits_within(pid, hook.timeout_ms)
         if timed_out:
             _kill_group(pid)
-            waiter.join()
+        status = _wait(pid)
         _kill_group(pid)  # HOOK-10: nothing outlives the hook
         reader.join()
     if timed_out:
         record = HookLogRecord("hook_timeout", index)
         return _Run(record, "error", f"hook timed out after {hook.timeout_ms} ms")
-    status = ended[0]
     if status is None:  # the kernel reaped it (SIGCHLD ignored): 127, as the Rust runner
         status = 127
     if status < 0:

@@ -56,7 +56,9 @@ fn kill_group(pid: u32) {
 /// HOOK-14: the hook starts with every standard signal (1..31) at its default
 /// disposition and an empty signal mask, whatever this process inherited (`nohup`
 /// ignores SIGHUP, a shell's background job SIGINT). `std` resets only SIGPIPE and
-/// passes the spawning thread's signal mask on (rust-lang/rust#101077).
+/// passes the spawning thread's signal mask on (rust-lang/rust#101077). The cost: with
+/// a `pre_exec` closure `std` forks instead of using `posix_spawn`, so starting a hook
+/// takes CPU in proportion to this process's resident memory (bench/README.md).
 #[allow(unsafe_code)]
 fn start_with_default_signals(cmd: &mut Command) {
     // SAFETY: the closure runs in the forked child before exec, where only
