@@ -3,16 +3,39 @@
 A divergence is one differing pointer, one output-schema violation, or one crash.
 Its cause is approximated by a **cluster key**: the pointer pattern (array indices
 replaced by ``*``) and the kind of difference (``null -> string``, ``missing``,
-``extra``, ``error invalid_x -> output``, ``crash``, ...). Divergences of one
-platform with the same key form a cluster. Every report shows the clusters,
-largest first; the JSON results carry the cluster id on each divergence, and an
-expectations ledger entry may name a cluster (``runners/_ledger.py``).
+``extra``, ``error invalid_x -> output``, ``crash UnicodeDecodeError``, ...).
+Divergences of one platform with the same key form a cluster. Every report shows
+the clusters, largest first; the JSON results carry the cluster id on each
+divergence, and an expectations ledger entry may name a cluster (``runners/_ledger.py``).
+
+A crash's kind is ``crash CAUSE`` (pattern ``""``), the cause read from its message
+(``crash_cause``), never with a variable part (a position, a byte, an address):
+
+* where the harness made the crash, its own lower-case class: ``timeout`` (no answer
+  in time), ``exit N`` (the worker exited with code N), ``signal SIGNAME`` (killed by
+  a signal), ``closed stdout`` (end of output, no exit), ``not JSON`` (an answer line
+  that is not JSON), ``protocol`` (an answer out of turn or not in the protocol's
+  shape, a request the platform's side refused), ``output not JSON``, ``not
+  implemented`` (the platform lacks the domain), ``did not start`` / ``unavailable``
+  (the platform did not start / could not be restarted), ``not run`` (given up after
+  earlier failures), ``input not sent``, ``adapter bug`` (an adapter's run() raised),
+  ``harness job``, ``harness bug``;
+* else the platform's own error class: ``panic`` for a Rust panic (``panicked at``
+  in the message, or a detail starting ``panicked``), or a leading (dotted) name whose
+  last part starts upper-case, followed by ``:``, ``(`` or the end of the message:
+  ``UnicodeDecodeError: ...``, ``UnicodeDecodeError('utf-8', ...)`` (a ``repr``),
+  JS ``TypeError: ...`` all name their class (a JS case run in a worker thread: the
+  class its stack names, after the thread's wrapper);
+* else plain ``crash``: a cause the message does not name. Such crashes may have
+  nothing in common, so ``expectations --update`` records them per case.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
+import signal
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +94,110 @@ def difference_kind(d: Mapping[str, Any]) -> str:
     return f"other {te}"
 
 
+# The harness's crash messages (adapters/worker.py, adapters/*.py, the repo's workers,
+# runners/_run.py, runners/_jobs.py), each matched at the start of the message; a
+# platform name in front is matched as text without a colon (an error class has one).
+_HARNESS_CAUSES = (
+    (r"no response within ", "timeout"),
+    (r"worker wrote invalid JSON ", "not JSON"),
+    (
+        r"expected response for id |worker response for case .* does not match the protocol"
+        r"|rust extension (?:broke the protocol|rejected the request)"
+        r"|request is not (?:JSON|a JSON object)|unknown command |run request without "
+        r"|[^:]*? returned (?:no|a malformed) response",
+        "protocol",
+    ),
+    (r"[^:]*? adapter raised \w+: ", "adapter bug"),
+    (r"output (?:of \S+ )?is not JSON", "output not JSON"),
+    (r"[^:]*? does not implement |unknown domain\b", "not implemented"),
+    (r"[^:]*? (?:did not start: |adapter raised \w+ in start\(\))", "did not start"),
+    (
+        r"worker could not be restarted|cannot run worker |worker ['\"]|[^:]*? is broken: ",
+        "unavailable",
+    ),
+    (r"[^:]*? declared broken after |not run: ", "not run"),
+    (r"not sent: ", "input not sent"),
+    (r"the harness job running ", "harness job"),
+    (r"harness bug: ", "harness bug"),
+)
+# One pattern, one group per cause (one match per message, not one per cause).
+_HARNESS = re.compile("|".join(f"(?P<c{i}>{p})" for i, (p, _) in enumerate(_HARNESS_CAUSES)))
+# The JS platform runs hooks and tool-call-pipeline cases in a worker thread
+# (impl_js/conformance/run-in-thread.js), whose failures come wrapped in an Error.
+_JS_THREAD = re.compile(
+    r"Error: \S+ (?:(?P<crashed>case crashed in its worker thread:\n)"
+    r"|(?P<timeout>worker thread gave no answer in )|(?P<protocol>worker thread answered nothing))"
+)
+_EXITED = re.compile(r"worker exited with code (-?[0-9]+|None) while running ")
+_PANIC = re.compile(r"(thread '.*' )?panicked at ")
+_ERROR_CLASS = re.compile(r"((?:[A-Za-z_$][\w$]*\.)*[A-Z][\w$]*)(?=[:(]|$)")
+
+
+def _exit_cause(code: str) -> str:
+    if code == "None":
+        return "closed stdout"
+    number = int(code)
+    if number >= 0:
+        return f"exit {number}"
+    try:
+        return f"signal {signal.Signals(-number).name}"
+    except ValueError:
+        return f"signal {-number}"
+
+
+def crash_cause(message: str, detail: str = "") -> str | None:
+    """What crashed, from a crash's message (and detail); None if it names no cause.
+    The rule is the module docstring's."""
+    if detail.startswith("panicked"):  # a Rust panic caught by hanzo-conformance's batch
+        return "panic"
+    thread = _JS_THREAD.match(message)
+    if thread:  # the stack the thread posted begins with the error's own class
+        crashed = thread.lastgroup == "crashed"
+        return crash_cause(message[thread.end() :]) if crashed else thread.lastgroup
+    # The error class first: the quickest test, and no message the harness makes
+    # starts with a name followed by ":" or "(".
+    named = _ERROR_CLASS.match(message)
+    if named:
+        return named.group(1)[:80]
+    exited = _EXITED.match(message)
+    if exited:
+        return _exit_cause(exited.group(1))
+    harness = _HARNESS.match(message)
+    if harness:
+        return _HARNESS_CAUSES[int(str(harness.lastgroup)[1:])][1]
+    return "panic" if _PANIC.match(message) else None
+
+
+def crash_kind(message: str, detail: str = "") -> str:
+    """``crash CAUSE``, or ``crash`` for a message that names no cause."""
+    cause = crash_cause(message, detail)
+    return f"crash {cause}" if cause else "crash"
+
+
+def is_crash(kind: str) -> bool:
+    return kind == "crash" or kind.startswith("crash ")
+
+
+def result_crash_kind(result: Mapping[str, Any]) -> str:
+    """A crash result's kind: its message is "PLATFORM crashed[ (chunking V)]: MESSAGE"
+    (runners/_outcomes.py), or the harness's own ("PLATFORM did not start: ...")."""
+    panicked = str(result.get("detail") or "").startswith("panicked")
+    return _result_kind(result["platform"], str(result.get("message") or ""), panicked)
+
+
+@functools.lru_cache(maxsize=1024)  # a run's crashes often share a message
+def _result_kind(platform: str, message: str, panicked: bool) -> str:
+    said = f"{platform} crashed"
+    if message.startswith(said):
+        rest = message[len(said) :]
+        if rest.startswith(" (chunking "):
+            rest = rest[rest.find(")") + 1 :]
+        if rest.startswith(": "):
+            message = rest[2:]
+    return crash_kind(message, "panicked" if panicked else "")
+
+
+@functools.lru_cache(maxsize=4096)
 def cluster_id(pattern: str, kind: str) -> str:
     """A short stable id of a (pattern, kind) key: the same on every run and platform."""
     return "c" + hashlib.sha256(f"{pattern}\0{kind}".encode()).hexdigest()[:8]
@@ -95,7 +222,7 @@ def unledgered_status(result: Mapping[str, Any]) -> str:
 def divergences(result: Mapping[str, Any]) -> Iterator[Divergence]:
     """Every divergence of a failing or erroring result (none for pass, skip, not_run)."""
     if unledgered_status(result) == "error":
-        yield Divergence("", "crash", result)
+        yield Divergence("", result_crash_kind(result), result)
         return
     for d in result.get("diff", ()):
         yield Divergence(pointer_pattern(d["pointer"]), difference_kind(d), d)
@@ -199,9 +326,7 @@ def clusters(
 
 def _example_line(c: Cluster) -> str:
     e = c.example or {}
-    if c.kind == "crash":
-        return f"e.g. {bound(str(e.get('message', '')), 160)}"
-    if c.kind == "output schema":
+    if is_crash(c.kind) or c.kind == "output schema":
         return f"e.g. {bound(str(e.get('message', '')), 160)}"
     expected = shown(e["expected"], 80) if "expected" in e else "(absent)"
     actual = shown(e["actual"], 80) if "actual" in e else "(absent)"
@@ -237,13 +362,10 @@ def render_clusters(cluster_list: Sequence[Cluster], limit: int = 12) -> str:
     return "\n".join(lines)
 
 
-_CRASH = cluster_id("", "crash")
-
-
 def annotate_result(r: dict[str, Any]) -> None:
     """Put the cluster id on each divergence of one result (in place)."""
     if unledgered_status(r) == "error":
-        r["cluster"] = _CRASH
+        r["cluster"] = cluster_id("", result_crash_kind(r))
         return
     for d in r.get("diff", ()):
         d["cluster"] = cluster_id(pointer_pattern(d["pointer"]), difference_kind(d))

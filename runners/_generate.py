@@ -784,7 +784,7 @@ class Search:
         if causes and not new:
             self.stats.known += 1
             return None
-        shown = ", ".join(f"{pattern or '/'}: {kind}" for pattern, kind in sorted(new))
+        shown = ", ".join(f"{pattern or '(whole output)'}: {kind}" for pattern, kind in sorted(new))
         return f"{why}; not in its ledger: {shown}" if shown else why
 
     # -- searching ---------------------------------------------------------------

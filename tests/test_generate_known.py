@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("hypothesis", reason="hypothesis is in the test extra")
 
-from miniatures import CrLfAcrossChunks
+from miniatures import CrLfAcrossChunks, StrictUtf8
 
 from adapters import registry
 from adapters.protocol import Request, Response
@@ -160,3 +160,67 @@ def test_a_published_package_searched_past_its_ledger(capsys: Any) -> None:
     assert "answers diverged only in known causes" in out
     [line] = [ln for ln in out.splitlines() if ln.strip().startswith("httpx-sse: differs")]
     assert "not in its ledger: " in line, line
+
+
+# -- a recorded crash cause ------------------------------------------------------
+
+DECODE_CRASH = {"pattern": "", "kind": "crash UnicodeDecodeError"}
+
+
+def strict_search(known: dict[str, frozenset[tuple[str, str]]] | None) -> Search:
+    reference = start_platform("python", PythonAdapter())
+    platform = start_platform("strict", StrictUtf8("strict"))
+    return Search("sse-frames", reference, [platform], known=known)
+
+
+def test_without_a_ledger_the_search_stops_at_the_crash() -> None:
+    finding = strict_search(None).search(60, SEED, 16)
+    assert finding is not None
+    assert "crashed: UnicodeDecodeError" in finding.reasons["strict"], finding.reasons
+
+
+def test_a_recorded_crash_cause_is_looked_past(tmp_path: Path) -> None:
+    """The ledger records the crash's cause (its messages differ in bytes and positions):
+    the search goes past it to the unrecorded CR|LF fault."""
+    known = known_causes([load_ledger(ledger_file(tmp_path, "strict", DECODE_CRASH))])
+    assert known == {"strict": frozenset({("", "crash UnicodeDecodeError")})}
+    s = strict_search(known)
+    finding = s.search(60, SEED, 16)
+    assert finding is not None, "the CR|LF fault was not found past the recorded crash"
+    assert s.stats.known > 0
+    chunks = finding.input["chunks"]
+    assert any(a.endswith("\r") and b.startswith("\n") for a, b in itertools.pairwise(chunks))
+    assert "crashed" not in finding.reasons["strict"], finding.reasons
+
+
+def test_a_crash_with_another_cause_is_still_a_finding(tmp_path: Path) -> None:
+    s = strict_search(known_causes([load_ledger(ledger_file(tmp_path, "strict", DECODE_CRASH))]))
+    _, verdicts = s.disagreements(
+        [
+            {"chunks": ["data: caf\u00e9\n\n"], "encoding": "bytes"},
+            {"chunks": ["\u00ff\u00fe", "data: 1\n\n"], "encoding": "bytes"},
+        ]
+    )
+    assert verdicts == [{}, {}]  # the recorded cause, whatever bytes the message shows
+    _, [verdict] = s.disagreements([{"chunks": ["data: boom\n\n"]}])
+    assert "not in its ledger: (whole output): crash TypeError" in verdict["strict"], verdict
+
+
+def test_hanzos_sdk_searched_past_its_recorded_crash(capsys: Any) -> None:
+    """hanzoai 2.1.3 crashes on any ill-formed UTF-8, which a search draws at once; its
+    ledger records that cause, so the search reports a difference the ledger lacks."""
+    worker = f"hanzoai={sys.executable} {ROOT / 'examples/hanzoai/worker.py'}"
+    ledger = ROOT / "examples/hanzoai/expectations.json"
+    argv = [
+        *("generate", "--domain", "sse-frames", "--platform", "python", "--worker", worker),
+        *("--seed", "1", "--max-examples", "60", "--batch", "16", "--no-properties"),
+        *("--no-write", "--vectors-dir", str(ROOT / "vectors")),
+    ]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "hanzoai: crashed: UnicodeDecodeError" in out  # without the ledger
+    assert main([*argv, "--expectations", str(ledger)]) == 1
+    out = capsys.readouterr().out
+    assert "hanzoai: 4 known causes (ledger clusters) are not findings" in out
+    [line] = [ln for ln in out.splitlines() if ln.strip().startswith("hanzoai: ")][1:]
+    assert "crashed" not in line and "not in its ledger: " in line, line

@@ -230,6 +230,100 @@ def test_update_from_a_gated_run_keeps_a_recorded_crash(capsys, two_cases, tmp_p
     assert {e["case"] for e in entries} == {"hello", "empty"}
 
 
+@pytest.fixture
+def three_cases(write_vectors):
+    path = write_vectors(vector_document([hello_case(id=f"case-{i}") for i in range(3)]))
+    return path, {c.id: c.content_hash() for c in load_vector_file(path).cases}
+
+
+def run_crashing(path, ledger=None, results=None, error="UnicodeDecodeError"):
+    """Run the cases on a platform whose every case crashes with ``error``."""
+    register_platform("decoder", lambda: miniatures.ClassCrasher("decoder", error))
+    argv = ["run", "--no-default-vectors", "--vectors", str(path), "--platform", "decoder"]
+    argv += ["--expectations", str(ledger)] if ledger else []
+    argv += ["--format", "json", "--output", str(results)] if results else []
+    try:
+        return main(argv)
+    finally:
+        unregister_platform("decoder")
+
+
+def update(ledger, results):
+    assert main(["expectations", "--update", str(ledger), "--results", str(results)]) == 0
+    return json.loads(Path(ledger).read_text(encoding="utf-8"))["entries"]
+
+
+DECODE_CRASH = {"pattern": "", "kind": "crash UnicodeDecodeError"}
+
+
+def test_a_crash_cause_is_recorded_as_a_cluster_and_gated(capsys, three_cases, tmp_path):
+    path, _ = three_cases
+    results, ledger = tmp_path / "r.json", tmp_path / "decoder.json"
+    run_crashing(path, results=results)
+    [entry] = update(ledger, results)
+    assert entry["cluster"] == DECODE_CRASH
+    assert [c["case"] for c in entry["cases"]] == ["case-0", "case-1", "case-2"]
+    entry["reason"] = "reviewed: strict UTF-8 decode"
+    ledger.write_text(ledger_text({"platform": "decoder", "entries": [entry]}))
+    capsys.readouterr()
+
+    assert run_crashing(path, ledger, results) == 0  # the gate matches the cluster
+    doc = json.loads(results.read_text())
+    assert {r["status"] for r in doc["results"]} == {"xfail"}
+    # Updated from the gated run's results, the crash stays recorded, review and all.
+    assert update(ledger, results) == [entry]
+
+    capsys.readouterr()
+    assert run_crashing(path, ledger, error="TypeError") == 1  # another cause
+    out = capsys.readouterr().out
+    assert (
+        "sse-frames::case-0 no longer diverges in entry #0 (cluster (whole output): "
+        "crash UnicodeDecodeError) on decoder: remove it from that entry (it now fails as "
+        "(whole output): crash TypeError)"
+    ) in out
+    assert "ERROR sse-frames::case-0 [decoder]" in out
+
+
+def test_crashes_whose_message_names_no_cause_stay_case_entries(three_cases, tmp_path):
+    path, _ = three_cases
+    results = tmp_path / "r.json"
+    register_platform("crasher", lambda: miniatures.Crasher("crasher"))  # "boom"
+    try:
+        argv = ["run", "--no-default-vectors", "--vectors", str(path), "--platform", "crasher"]
+        main([*argv, "--format", "json", "--output", str(results)])
+    finally:
+        unregister_platform("crasher")
+    entries = update(tmp_path / "crasher.json", results)
+    assert [(e["case"], e["fails"]) for e in entries] == [
+        (f"case-{i}", {"crash": True}) for i in range(3)
+    ]
+
+
+@pytest.mark.parametrize("alike", [True, False])
+def test_crash_case_entries_reviewed_alike_become_a_cluster_with_their_review(
+    capsys, three_cases, tmp_path, alike
+):
+    """A ledger from before crashes had causes recorded them case by case: the update
+    makes them one cluster, which keeps the review they all share (none if they differ)."""
+    path, hashes = three_cases
+    reasons = ["reviewed: strict UTF-8 decode"] * 3 if alike else ["a", "b", "b"]
+    entries = [
+        hello_entry({"hello": hashes[f"case-{i}"]}, case=f"case-{i}", fails={"crash": True})
+        | {"reason": reason}
+        for i, reason in enumerate(reasons)
+    ]
+    ledger = write_ledger(tmp_path, entries, platform="decoder")
+    results = tmp_path / "r.json"
+    assert run_crashing(path, ledger, results) == 0
+    [entry] = update(ledger, results)
+    assert entry["cluster"] == DECODE_CRASH
+    if alike:
+        assert entry["reason"] == "reviewed: strict UTF-8 decode"
+        assert (entry["link"], entry["owner"]) == ("https://example.invalid/issue/1", "sse team")
+    else:
+        assert entry["reason"].startswith("unreviewed")
+
+
 def test_update_refuses_a_run_where_the_platform_did_not_start(capsys, two_cases, tmp_path):
     path, _ = two_cases
     results = tmp_path / "r.json"
@@ -262,8 +356,8 @@ def test_the_httpx_sse_example_gates_green_on_its_ledger(capsys):
     )
     out, _ = capsys.readouterr()
     assert code == 0, out[-3000:]
-    assert " 0 fail, 0 error" in out and "139 xfail" in out
-    assert "126 cases (all xfail), /frames/*/id: null -> string" in out
+    assert " 0 fail, 0 error" in out and "141 xfail" in out
+    assert "127 cases (all xfail), /frames/*/id: null -> string" in out
 
 
 def test_hanzos_own_sdk_gates_green_on_its_ledger_and_fails_without_it(capsys):
@@ -279,7 +373,8 @@ def test_hanzos_own_sdk_gates_green_on_its_ledger_and_fails_without_it(capsys):
     code = main([*argv, "--expectations", str(ledger)])
     out, _ = capsys.readouterr()
     assert code == 0, out[-3000:]
-    assert "128 pass, 0 fail, 0 error, 0 skip, 35 xfail" in out
+    assert "129 pass, 0 fail, 0 error, 0 skip, 36 xfail" in out
+    assert "17 cases (all xfail), (whole output): crash UnicodeDecodeError" in out
 
 
 def test_shards_split_every_case_exactly_once_and_deterministically():

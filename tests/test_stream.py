@@ -304,3 +304,73 @@ def test_platforms_not_started_when_the_signal_came_are_still_listed() -> None:
     assert [p.name for p in platforms] == ["first", "second"]
     assert all(p.adapter is None for p in platforms)
     assert platforms[1].failure == "second was not started: the run was interrupted"
+
+
+def _signal_at_line(target: int) -> Any:
+    """A trace function that sends this process SIGINT at the ``target``-th line of
+    ``queue`` code the main thread runs inside ``_stream.run`` (its handovers: a file
+    from the loader, a chunk's outcomes from a platform thread), as a Ctrl-C arriving
+    at that instant would; it counts those lines."""
+    import os
+    import queue as queue_module
+    import signal
+
+    watched = {queue_module.__file__}
+    seen = [0]
+    inside = [False]
+
+    def lines(frame: Any, event: str, _arg: Any) -> Any:
+        if event == "line" and frame.f_code.co_filename in watched:
+            seen[0] += 1
+            if seen[0] == target:
+                os.kill(os.getpid(), signal.SIGINT)
+        return lines
+
+    def calls(frame: Any, event: str, _arg: Any) -> Any:
+        if frame.f_code is _stream.run.__code__:
+            inside[0] = event == "call"
+            return lines
+        return lines if inside[0] else None
+
+    calls.seen = seen  # type: ignore[attr-defined]
+    return calls
+
+
+def test_a_signal_at_any_line_of_a_handover_loses_no_case(
+    streamed: None,
+    write_vectors: Any,
+    tmp_path: Path,
+    capsys: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Wherever a Ctrl-C lands in the run's waits and handovers (taking a file from the
+    # loader, a chunk's outcomes from a platform thread), every case ends in the results,
+    # each once: once queue.get had taken a file and an exception landed before it
+    # returned, that file's cases were missing from the report.
+    import sys
+
+    monkeypatch.setattr(_stream, "_SIGNAL_CHECK_S", 0.002)  # a signal ends a wait sooner
+    folder = two_files(write_vectors, tmp_path)
+    register_platform("plain", lambda: miniatures._Wrapped("plain"))
+    try:
+        counted = _signal_at_line(0)
+        sys.settrace(counted)
+        try:
+            run_json(capsys, folder, tmp_path / "all.json", "--platform", "plain")
+        finally:
+            sys.settrace(None)
+        total = counted.seen[0]
+        assert total > 20, total  # the trace saw the handovers
+        for target in range(1, total + 1):
+            out = tmp_path / f"at-{target}.json"
+            sys.settrace(_signal_at_line(target))
+            try:
+                code, _ = run_json(capsys, folder, out, "--platform", "plain")
+            finally:
+                sys.settrace(None)
+            results = read_results(out)["results"]
+            cases = sorted(r["case"] for r in results)
+            assert len(cases) == 7 and len(set(cases)) == 7, (target, cases)
+            assert code in (0, 130), target
+    finally:
+        unregister_platform("plain")

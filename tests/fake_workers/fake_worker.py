@@ -6,6 +6,7 @@ that id arrives (``PREFIX*`` matches ids starting with PREFIX, ``*`` every id):
 
   --crash-on ID        write "fake worker: dying on ID" to stderr, exit with --exit-code
   --raise-on ID        raise an uncaught exception (Python traceback on stderr, exit 1)
+  --kill-on ID         kill itself with SIGKILL
   --hang-on ID         stop answering (sleep)
   --garbage-on ID      answer with a line that is not JSON
   --wrong-id-on ID     answer with another case's id
@@ -31,12 +32,14 @@ import argparse
 import atexit
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
 
 parser = argparse.ArgumentParser()
-for fault in ("crash", "raise", "hang", "garbage", "wrong-id", "bad-shape", "skip", "duplicate"):
+FAULTS = ("crash", "raise", "kill", "hang", "garbage", "wrong-id", "bad-shape", "skip", "duplicate")
+for fault in FAULTS:
     parser.add_argument(f"--{fault}-on", default=None)
 parser.add_argument("--reference", action="store_true")
 parser.add_argument("--no-flush", action="store_true")
@@ -137,6 +140,8 @@ for line in sys.stdin:
         sys.exit(args.exit_code)
     if hits(args.raise_on, case_id):
         raise RuntimeError(f"unexpected trouble in {case_id}")
+    if hits(args.kill_on, case_id):
+        os.kill(os.getpid(), signal.SIGKILL)
     if hits(args.hang_on, case_id):
         hang()
     if hits(args.garbage_on, case_id):

@@ -1,0 +1,71 @@
+"""A published JS parser as a foreign platform: eventsource-parser 4.1.3 on sse-frames.
+
+Its worker (examples/eventsource-parser/worker.mjs) feeds each case through the
+pipeline the package documents (a streaming UTF-8 TextDecoder with its defaults, then
+``createParser``) and corrects nothing. Its ledger records four causes; with it the
+gate is green, without it the harness must report exactly those causes, among them
+the two found by running it: a second BOM dropped, and U+00EF U+00BB U+00BF dropped
+as if they were a BOM's bytes. The package is installed from npm once, into
+examples/eventsource-parser/node_modules, as its header says.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from npm_examples import installed_example
+
+from adapters.js import find_node
+from runners._cli import main
+
+
+@pytest.fixture(scope="module")
+def parser_worker() -> tuple[str, Path]:
+    node = find_node()
+    example = installed_example("eventsource-parser", "eventsource-parser", node)
+    return f"eventsource-parser={node} {example / 'worker.mjs'}", example
+
+
+def _run(worker: str, out: Path, *extra: str) -> tuple[int, dict[str, Any]]:
+    argv = ["run", "--worker", worker, "--platform", "eventsource-parser"]
+    argv += ["--domain", "sse-frames", "--format", "json", "--output", str(out), *extra]
+    code = main(argv)
+    return code, json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_its_ledger_makes_the_gate_green(
+    parser_worker: tuple[str, Path], tmp_path: Path, capsys: Any
+) -> None:
+    worker, example = parser_worker
+    ledger = example / "expectations.json"
+    code, doc = _run(worker, tmp_path / "gated.json", "--expectations", str(ledger))
+    assert code == 0, capsys.readouterr().out
+    assert doc["summary"]["platforms"]["eventsource-parser"]["version"] == "4.1.3"
+    statuses = {r["status"] for r in doc["results"]}
+    assert statuses == {"pass", "xfail"}
+
+
+def test_without_its_ledger_the_bom_findings_are_reported_with_their_diff(
+    parser_worker: tuple[str, Path], tmp_path: Path, capsys: Any
+) -> None:
+    worker, _ = parser_worker
+    code, doc = _run(worker, tmp_path / "ungated.json")
+    capsys.readouterr()
+    assert code == 1
+    by_case = {r["case"]: r for r in doc["results"]}
+    lookalike = by_case["bom-lookalike-text-kept"]
+    assert lookalike["status"] == "fail"
+    original = [d for d in lookalike["diff"] if "variant" not in d]
+    assert original[0] == {
+        "pointer": "/frames/0/data",
+        "expected": "y",
+        "actual": "x",
+        "cluster": original[0]["cluster"],
+    }
+    assert original[1]["pointer"] == "/frames/1" and "expected" not in original[1]
+    assert by_case["second-bom-kept"]["status"] == "fail"
+    assert by_case["retry-with-data"]["status"] == "fail"  # retry is never in an event
+    assert by_case["single-data-frame"]["status"] == "pass"
