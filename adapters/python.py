@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import json.scanner
 import pkgutil
 import platform
 import traceback
@@ -18,7 +19,15 @@ from impl_python import conformance
 from impl_python.errors import HanzoError
 
 from .protocol import Adapter, Implementation, Request, Response, crash
-from .serve import ACK, ERROR_ACK, encode, encode_message, output_text
+from .serve import (
+    ACK,
+    ERROR_ACK,
+    RunLines,
+    encode,
+    encode_message,
+    one_line_at_a_time,
+    output_text,
+)
 
 # How the harness spells a run line (adapters.messages.encode_request), piece by piece.
 _RUN_ID = '{"cmd":"run","id":"'
@@ -29,7 +38,11 @@ _EXPECT_ERROR_KEY = ',"expect_error":'  # the expect-error extension's, in the s
 # A JSON string's value and end, from just after its opening quote (the decoder's own
 # scanner; typeshed does not declare it).
 _scan_string: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
-_raw_decode = json.JSONDecoder().raw_decode  # as adapters.serve decodes a request
+# One JSON value and its end (the decoder's C scanner, as adapters.serve decodes a request
+# with; StopIteration where there is none).
+_scan_value: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
+    json.JSONDecoder()  # type: ignore[arg-type]  # typeshed: a decoder is its context
+)
 # A str as a JSON string, as the harness spells the expect (adapters.messages).
 _encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
@@ -60,8 +73,18 @@ class PythonAdapter:
 
     def __init__(self) -> None:
         self._domains: dict[str, RunFn] = {}
-        # A subclass that overrides run (a test double) is served the ordinary way.
+        # The domain key of the last run line as spelled (from the id's closing quote to
+        # the input) and that domain's run (None: not implemented).
+        # ("\n" never matches: the id's closing quote is where the key is looked for.)
+        self._last_domain: tuple[str, str, RunFn | None] = ("\n", "", None)
+        # A subclass that overrides run (a test double) is served the ordinary way; one
+        # that overrides run_line, through its run_line.
         self._overridden = type(self).run is not PythonAdapter.run
+        self._own_run_line: RunLines | None = (
+            one_line_at_a_time(self.run_line)
+            if type(self).run_line is not PythonAdapter.run_line
+            else None
+        )
 
     def start(self) -> Implementation:
         self._domains = _domain_modules()
@@ -87,75 +110,118 @@ class PythonAdapter:
             return crash(request["id"], f"{type(e).__name__}: {e}", traceback.format_exc())
 
     def run_line(self, line: bytes) -> bytes | None:
-        """Answer one ``run`` line spelled as the harness spells it (the served child's
-        fast path, adapters/serve.py): the id and domain are read with the JSON string
-        scanner and only the input is decoded, with no message object in between.
-        None for any other line: the ordinary path (decode, ``run``) takes it, as it
-        takes every line for a subclass that overrides ``run`` (a test double, say).
+        """The answer line to one ``run`` line (``run_lines`` on that line alone), or
+        None when the fast path declines it."""
+        answers: list[bytes] = []
+        return answers[0] if self.run_lines([line], 0, 1, answers.append) else None
 
-        A line that ends with ``"expect":"<text>"`` (the expect extension) is answered
-        ``ACK`` when the output, encoded as this child writes outputs, is that text: the
-        line's expect is compared as it is spelled, with the output's text spelled as a
-        JSON string by the encoder the harness spells it with (``encode_basestring``),
-        so the expect is never decoded.
+    def run_lines(
+        self, lines: Sequence[bytes], start: int, stop: int, answer: Callable[[bytes], None]
+    ) -> int:
+        """Answer ``lines[start:stop]``, each a ``run`` line spelled as the harness spells
+        it (the served child's fast path, adapters/serve.py), handing each answer line
+        to ``answer`` as soon as it is made; return the index of the first line that is
+        not (``stop`` if none). That line goes the ordinary way (decode, ``run``), as
+        every line does for a subclass that overrides ``run`` (a test double, say).
+        One call for many lines: the per-line work is this loop's body alone.
+
+        The id is read with the JSON string scanner, the domain is compared as spelled
+        (the last one seen: a run is mostly one domain after another), and only the
+        input is decoded, with no message object in between. A line that ends with
+        ``"expect":"<text>"`` (the expect extension) is answered ``ACK`` when the
+        output, encoded as this child writes outputs, is that text: the line's expect
+        is compared as it is spelled, with the output's text spelled as a JSON string
+        by the encoder the harness spells it with (``encode_basestring``), so the
+        expect is never decoded. ``"expect_error":"<code>"`` likewise (``_error``).
         """
+        if self._own_run_line is not None:
+            return self._own_run_line(lines, start, stop, answer)
         if self._overridden:
-            return None
-        try:
-            text = line.decode("utf-8")
-            if not text.startswith(_RUN_ID):
-                return None
-            request_id, end = _scan_string(text, len(_RUN_ID))
-            if not text.startswith(_DOMAIN, end):
-                return None
-            domain, end = _scan_string(text, end + len(_DOMAIN))
-            if not text.startswith(_INPUT, end):
-                return None
-            case_input, end = _raw_decode(text, end + len(_INPUT))
-        except ValueError:  # not UTF-8, or not JSON where JSON belongs
-            return None
-        # What follows the input: nothing, or one extension's key and string (the string
-        # itself is checked against the output, or the error's code, below).
-        expect_at = error_at = 0
-        if text.startswith(_EXPECT_KEY, end):
-            expect_at = end + len(_EXPECT_KEY)
-            if text.endswith('"}', expect_at + 1):
-                end = len(text) - 1
-        elif text.startswith(_EXPECT_ERROR_KEY, end):
-            error_at = end + len(_EXPECT_ERROR_KEY)
-            if text.endswith('"}', error_at + 1):
-                end = len(text) - 1
-        if len(text) != end + 1 or text[end] != "}":
-            return None  # more keys, or anything else: not the harness's spelling
-        run = self._domains.get(domain)
-        if run is None:
-            return encode(crash(request_id, f"python does not implement {domain}"))
-        try:
-            output = run(case_input)
-        except HanzoError as e:
-            # The expected code, compared as spelled (like the expect below): "!" and the
-            # message (the expect-error extension, docs/protocol.md).
-            if error_at and type(e.code) is str:
-                spelled = _encode_string(e.code)
-                if len(spelled) == end - error_at and text.startswith(spelled, error_at):
-                    return ERROR_ACK + encode_message(str(e))
-            return encode({"id": request_id, "error": {"code": e.code, "message": str(e)}})
-        except Exception as e:  # an implementation bug: reported, never raised
-            return encode(crash(request_id, f"{type(e).__name__}: {e}", traceback.format_exc()))
-        if expect_at:
+            return start
+        domain_key, domain, run = self._last_domain
+        for index in range(start, stop):
             try:
-                # The expect string is the rest of the line but its closing brace: the
-                # output's text as a JSON string, exactly, is that string.
-                spelled = _encode_string(output_text(output))
-            except (TypeError, ValueError):  # not JSON: encode() reports it
-                pass
-            else:
-                if len(spelled) == end - expect_at and text.startswith(spelled, expect_at):
-                    return ACK
-        return encode({"id": request_id, "output": output})
+                text = lines[index].decode("utf-8")
+                if not text.startswith(_RUN_ID):
+                    return index
+                request_id, end = _scan_string(text, len(_RUN_ID))
+                # end is just after the id's closing quote; the domain key has it first.
+                if not text.startswith(domain_key, end - 1):
+                    found = self._read_domain(text, end)
+                    if found is None:
+                        return index
+                    domain_key, domain, run = found
+                case_input, end = _scan_value(text, end - 1 + len(domain_key))
+            except (ValueError, StopIteration):  # not UTF-8, or not JSON where JSON belongs
+                return index
+            # What follows the input: nothing, or one extension's key and string (the
+            # string itself is checked against the output, or the error's code, below).
+            expect_at = error_at = 0
+            if text.startswith(_EXPECT_KEY, end):
+                expect_at = end + len(_EXPECT_KEY)
+                if text.endswith('"}', expect_at + 1):
+                    end = len(text) - 1
+            elif text.startswith(_EXPECT_ERROR_KEY, end):
+                error_at = end + len(_EXPECT_ERROR_KEY)
+                if text.endswith('"}', error_at + 1):
+                    end = len(text) - 1
+            if len(text) != end + 1 or text[end] != "}":
+                return index  # more keys, or anything else: not the harness's spelling
+            if run is None:
+                answer(encode(crash(request_id, f"python does not implement {domain}")))
+                continue
+            try:
+                output = run(case_input)
+            except HanzoError as e:
+                answer(_error(request_id, e, text, error_at, end))
+                continue
+            except Exception as e:  # an implementation bug: reported, never raised
+                answer(
+                    encode(crash(request_id, f"{type(e).__name__}: {e}", traceback.format_exc()))
+                )
+                continue
+            if expect_at:
+                try:
+                    # The expect string is the rest of the line but its closing brace:
+                    # the output's text as a JSON string, exactly, is that string.
+                    spelled = _encode_string(output_text(output))
+                except (TypeError, ValueError):  # not JSON: encode() reports it
+                    pass
+                else:
+                    if len(spelled) == end - expect_at and text.startswith(spelled, expect_at):
+                        answer(ACK)
+                        continue
+            answer(encode({"id": request_id, "output": output}))
+        return stop
+
+    def _read_domain(self, text: str, id_end: int) -> tuple[str, str, RunFn | None] | None:
+        """The domain key as spelled just before ``id_end`` on (the id's closing quote,
+        then ``,"domain":"<domain>","input":``), the domain and its ``run`` (None: not
+        implemented), kept as the last domain; None when the line is not spelled so.
+        Raises ValueError (not a JSON string)."""
+        if not text.startswith(_DOMAIN, id_end):
+            return None
+        domain, end = _scan_string(text, id_end + len(_DOMAIN))
+        if not text.startswith(_INPUT, end):
+            return None
+        key = text[id_end - 1 : end + len(_INPUT)]
+        self._last_domain = key, domain, self._domains.get(domain)
+        return self._last_domain
 
     def stop(self) -> None:
         self._domains = {}
+        self._last_domain = ("\n", "", None)
+
+
+def _error(request_id: str, e: HanzoError, text: str, error_at: int, end: int) -> bytes:
+    """The answer to a contract error: ``!"<message>"`` when the line's expect_error (from
+    ``error_at`` to ``end``, 0: none) is its code, compared as spelled (like the expect:
+    the expect-error extension, docs/protocol.md); else the whole error."""
+    if error_at and type(e.code) is str:
+        spelled = _encode_string(e.code)
+        if len(spelled) == end - error_at and text.startswith(spelled, error_at):
+            return ERROR_ACK + encode_message(str(e))
+    return encode({"id": request_id, "error": {"code": e.code, "message": str(e)}})
 
 
 def create() -> Adapter:

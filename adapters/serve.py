@@ -19,11 +19,14 @@ the unwritten answers of its group along: the harness (``WorkerAdapter`` with
 ``answers_in_groups``) then runs the unanswered cases alone until the one that
 kills it is found, and blames exactly that one (bench/README.md, "Harness overhead").
 
-An adapter with a ``run_line(line: bytes) -> bytes | None`` method (``python``, ``rust``) is
+An adapter with a ``run_line(line: bytes) -> bytes | None`` method (``rust``) is
 handed each ``run`` line as the harness wrote it and returns the response line
 as it is to be written, so the child makes no Python object per case; ``None``
 sends that line down the ordinary path (decode, ``run``, encode), which reports
-whatever made the fast path decline it.
+whatever made the fast path decline it. One with ``run_lines`` (``python``: see
+``RunLines``) is handed the lines of a read a slice at a time instead, one call for
+many lines, and hands each answer over as soon as it has it (so the thread can write
+it while a later case of the slice runs long).
 
 The child speaks the ``expect`` extension (docs/protocol.md, "The expect and expect-error
 extensions"):
@@ -48,7 +51,7 @@ import select
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
 from .protocol import PROTOCOL_VERSION, Adapter, PlatformUnavailable, Response, crash
@@ -69,6 +72,10 @@ MAX_GROUP = 256
 """At most this many answers are held unwritten (the harness's isolation window)."""
 FLUSH_AFTER_S = 0.002
 """No answer waits longer than this (plus a scheduling delay) to be written."""
+SLICE = 32
+"""The fast path is handed at most this many lines between two checks of the group's
+size and age (a few hundred microseconds of cases at most: the child, not the thread,
+usually writes a group that is due)."""
 
 
 def load_adapter(spec: str) -> Adapter:
@@ -84,6 +91,7 @@ def load_adapter(spec: str) -> Adapter:
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 _DECODER = json.JSONDecoder()
+_encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
 
 def _not_json(value: Any) -> Any:
@@ -129,7 +137,8 @@ def encode(response: Response) -> bytes:
 def encode_message(message: str) -> bytes:
     """A JSON string and a newline (UTF-8; ``\\u`` escapes where there is no UTF-8 form)."""
     try:
-        return (_ENCODER.encode(message) + "\n").encode("utf-8")
+        # _ENCODER.encode(message), without its Python wrapper (a str is only escaped).
+        return (_encode_string(message) + "\n").encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: escaped, and the harness reports it
         return json.dumps(message).encode("ascii") + b"\n"
 
@@ -153,85 +162,116 @@ def _write(out: IO[bytes], line: bytes) -> None:
 
 
 class _Answers:
-    """Answers waiting to be written as one group, and the thread that writes a group
-    whose oldest answer has waited FLUSH_AFTER_S (while a long or endless case runs)."""
+    """Answers waiting to be written as one group, and the thread that writes them when
+    the oldest has waited FLUSH_AFTER_S (while a long or endless case runs).
+
+    ``pending`` is appended to without a lock, one answer per case (``list.append`` is
+    atomic under the GIL): a lock per answer cost more than the answer's own bookkeeping.
+    Whoever writes takes the lock and writes the answers pending at that moment, then
+    deletes just those (``del pending[:n]``, atomic too), so an answer appended meanwhile
+    waits for the next group; the list itself is never replaced, since the serving loop
+    holds its ``append``. As answers carry no time, the age is that of the last write:
+    while the child is busy (it has read requests and not yet gone back to wait), no
+    pending answer is older than ``_written_at``.
+    """
 
     def __init__(self, out: IO[bytes]) -> None:
+        self.pending: list[bytes] = []
         self._out = out
-        self._pending: list[bytes] = []
-        self._oldest = 0.0  # when the first pending answer was added
-        self._generation = 0  # counts groups written, so the thread never writes late
+        self._written_at = 0.0  # while busy: no pending answer is older than this
+        self._busy = False  # requests were read and the child has not waited for input since
         self._closed = False
         # A plain lock (not reentered), entered directly: a Condition's own __enter__
-        # is a Python call, once per answer.
+        # is a Python call.
         self._lock = threading.Lock()
         self._ready = threading.Condition(self._lock)
         self._thread = threading.Thread(target=self._write_late_groups, daemon=True)
         self._thread.start()
 
     def add(self, line: bytes) -> None:
-        with self._lock:
-            pending = self._pending
-            if not pending:
-                self._oldest = time.monotonic()
+        self.pending.append(line)
+
+    def room(self) -> int:
+        """How many more answers the group takes before the next check (``write_if_due``):
+        at most SLICE, so that the child, not the thread, writes a group that is due."""
+        return min(SLICE, MAX_GROUP - len(self.pending))
+
+    def busy(self) -> None:
+        """Requests were read: from now on the thread writes any group that waits too long."""
+        if not self._busy:
+            with self._lock:
+                self._busy = True
+                self._written_at = time.monotonic()  # nothing is pending: none is older
                 self._ready.notify()
-            pending.append(line)
-            # The age is checked every 8th answer (the thread writes any group that
-            # waits too long anyway; this saves it the wake-up on a busy child).
-            if len(pending) & 7 == 0 and (
-                len(pending) >= MAX_GROUP or time.monotonic() - self._oldest >= FLUSH_AFTER_S
-            ):
+
+    def write_if_due(self) -> None:
+        """Write the group if it is full or its oldest answer may have waited FLUSH_AFTER_S."""
+        if len(self.pending) >= MAX_GROUP or time.monotonic() - self._written_at >= FLUSH_AFTER_S:
+            with self._lock:
                 self._write_locked()
 
     def write_now(self, line: bytes = b"") -> None:
         """Write the pending group (and ``line`` after it) at once."""
-        with self._ready:
+        with self._lock:
             if line:
-                self._pending.append(line)
+                self.pending.append(line)
             self._write_locked()
 
+    def idle(self) -> None:
+        """Write the pending group: the child is about to wait for input."""
+        with self._lock:
+            self._write_locked()
+            self._busy = False
+
     def close(self) -> None:
-        self.write_now()
-        with self._ready:
+        with self._lock:
+            self._write_locked()
             self._closed = True
             self._ready.notify()
 
     def _write_locked(self) -> None:
-        if self._pending:
-            _write(self._out, b"".join(self._pending))
-            self._pending.clear()
-            self._generation += 1
+        now = time.monotonic()  # before the count: any answer left was added after it
+        pending = self.pending
+        count = len(pending)
+        if count:
+            _write(self._out, b"".join(pending[:count]))
+            del pending[:count]
+        self._written_at = now
 
     def _write_late_groups(self) -> None:
         while True:
             with self._ready:
-                while not self._pending and not self._closed:
+                while not self._busy and not self._closed:
                     self._ready.wait()
                 if self._closed:
                     return
-                generation = self._generation
-                due = self._oldest + FLUSH_AFTER_S
+                due = self._written_at + FLUSH_AFTER_S
             time.sleep(max(due - time.monotonic(), 0.0))
             with self._ready:
-                if self._generation == generation:  # that group is still waiting
+                # Unless the child wrote meanwhile (then the next due time is later).
+                if self._busy and time.monotonic() - self._written_at >= FLUSH_AFTER_S:
                     self._write_locked()
 
 
-def _lines(stdin: IO[bytes], answers: _Answers) -> Iterator[bytes]:
-    """Request lines as they arrive; before waiting for more input, the answers so far
-    are written (the harness may be waiting for them)."""
+def _chunks(stdin: IO[bytes], answers: _Answers) -> Iterator[list[bytes]]:
+    """The complete request lines of each read, as they arrive (without their newlines);
+    before waiting for more input, the answers so far are written (the harness may be
+    waiting for them)."""
     fd = stdin.fileno()
     partial = b""
     while True:
         if not select.select([fd], [], [], 0)[0]:
-            answers.write_now()
+            answers.idle()
         chunk = os.read(fd, 1 << 16)
         if not chunk:
             if partial:
-                yield partial
+                answers.busy()
+                yield [partial]
             return
         *complete, partial = (partial + chunk).split(b"\n")
-        yield from complete  # lines without their newline
+        if complete:
+            answers.busy()
+            yield complete
 
 
 def _handshake_answer(answers: _Answers, message: dict[str, Any]) -> None:
@@ -260,7 +300,7 @@ def serve(adapter: Adapter, stdin: IO[bytes], stdout: IO[bytes]) -> int:
     implementation = adapter.start()
     answers = _Answers(stdout)
     try:
-        _serve(adapter, implementation, _lines(stdin, answers), answers)
+        _serve(adapter, implementation, _chunks(stdin, answers), answers)
     finally:
         answers.close()
     adapter.stop()
@@ -270,66 +310,124 @@ def serve(adapter: Adapter, stdin: IO[bytes], stdout: IO[bytes]) -> int:
 # How the harness begins every run line (adapters.messages.encode_request).
 RUN_PREFIX = b'{"cmd":"run",'
 
+RunLines = Callable[[Sequence[bytes], int, int, Callable[[bytes], None]], int]
+"""``run_lines(lines, start, stop, answer)``: the fast path. It hands ``answer`` the
+answer line of each of ``lines[start:stop]`` in turn, as soon as it has it, and returns
+the index of the first line it does not take (``stop`` if it took them all); that line
+goes the ordinary way."""
+
+
+def fast_path(adapter: Adapter) -> RunLines | None:
+    """The adapter's ``run_lines``; else its ``run_line`` (one line at a time; the Rust
+    extension's), on ``run`` lines only; else None."""
+    run_lines: RunLines | None = getattr(adapter, "run_lines", None)
+    if run_lines is not None:
+        return run_lines
+    run_line: Callable[[bytes], bytes | None] | None = getattr(adapter, "run_line", None)
+    return None if run_line is None else one_line_at_a_time(run_line)
+
+
+def one_line_at_a_time(run_line: Callable[[bytes], bytes | None]) -> RunLines:
+    """``run_lines`` made of a ``run_line(line) -> bytes | None`` (None: declined),
+    which is handed ``run`` lines only."""
+
+    def one_at_a_time(
+        lines: Sequence[bytes], start: int, stop: int, answer: Callable[[bytes], None]
+    ) -> int:
+        for index in range(start, stop):
+            line = lines[index]
+            got = run_line(line) if line.startswith(RUN_PREFIX) else None
+            if got is None:
+                return index
+            answer(got)
+        return stop
+
+    return one_at_a_time
+
+
+class _Session:
+    """What the ordinary path has agreed with the harness so far."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.expecting = False  # the harness took the expect extension
+        self.expecting_errors = False  # and the expect-error extension
+
 
 def _serve(
-    adapter: Adapter, implementation: Any, lines: Iterator[bytes], answers: _Answers
+    adapter: Adapter, implementation: Any, chunks: Iterator[list[bytes]], answers: _Answers
 ) -> None:
-    started = False
-    expecting = False  # the harness took the expect extension (it sends no expect before)
-    expecting_errors = False  # and the expect-error extension
-    run_line: Callable[[bytes], bytes | None] | None = getattr(adapter, "run_line", None)
-    for line in lines:
-        if started and run_line is not None and line.startswith(RUN_PREFIX):
-            answer = run_line(line)
-            if answer is not None:
-                answers.add(answer)
-                continue
-        try:
-            request = _DECODER.decode(line.decode("utf-8", "surrogatepass"))
-        except ValueError as exc:
-            answers.add(encode(crash("", f"request is not JSON: {exc}")))
-            continue
-        command = request.get("cmd") if isinstance(request, dict) else None
-        if command == "stop":
-            break
-        if not started:
-            if command != "start" or request.get("version") != PROTOCOL_VERSION:
-                code = "unsupported_version" if command == "start" else "bad_request"
-                error = {
-                    "code": code,
-                    "message": f"this worker speaks protocol {PROTOCOL_VERSION} only",
-                }
-                _handshake_answer(
-                    answers, {"ok": False, "error": error, "versions": [PROTOCOL_VERSION]}
-                )
-                continue
-            started = True
-            info = {
-                "name": implementation.name,
-                "version": implementation.version,
-                "language": implementation.language,
-                "domains": sorted(implementation.domains),
+    session = _Session()
+    run_lines = fast_path(adapter)
+    answer = answers.pending.append
+    for lines in chunks:
+        index, count = 0, len(lines)
+        while index < count:
+            # As many lines as the fast path takes, a few at a time (the group's checks
+            # come between), until one it declines.
+            if run_lines is not None and session.started:
+                taken = run_lines(lines, index, min(count, index + answers.room()), answer)
+                if taken > index:
+                    index = taken
+                    answers.write_if_due()
+                    continue
+            if not _answer_ordinarily(adapter, implementation, session, lines[index], answers):
+                return  # stop
+            index += 1
+            answers.write_if_due()
+
+
+def _answer_ordinarily(
+    adapter: Adapter, implementation: Any, session: _Session, line: bytes, answers: _Answers
+) -> bool:
+    """Decode one request line and answer it; False for ``stop``."""
+    try:
+        request = _DECODER.decode(line.decode("utf-8", "surrogatepass"))
+    except ValueError as exc:
+        answers.add(encode(crash("", f"request is not JSON: {exc}")))
+        return True
+    command = request.get("cmd") if isinstance(request, dict) else None
+    if command == "stop":
+        return False
+    if not session.started:
+        if command != "start" or request.get("version") != PROTOCOL_VERSION:
+            code = "unsupported_version" if command == "start" else "bad_request"
+            error = {
+                "code": code,
+                "message": f"this worker speaks protocol {PROTOCOL_VERSION} only",
             }
-            _handshake_answer(answers, {"ok": True, "implementation": info})
-            continue
-        if command == "extensions":
-            taken = taken_extensions(adapter, request.get("use"))
-            expecting, expecting_errors = EXPECT in taken, EXPECT_ERROR in taken
-            answers.write_now(json.dumps({"extensions": taken}).encode("utf-8") + b"\n")
-            continue
-        if command != "run":
-            answers.add(encode(crash(str(request.get("id", "")), f"unknown command {command!r}")))
-            continue
-        [response] = adapter.run(
-            [{"id": request["id"], "domain": request["domain"], "input": request["input"]}]
-        )
-        answers.add(
-            answer_line(
-                response,
-                request.get("expect") if expecting else None,
-                request.get("expect_error") if expecting_errors else None,
+            _handshake_answer(
+                answers, {"ok": False, "error": error, "versions": [PROTOCOL_VERSION]}
             )
+            return True
+        session.started = True
+        info = {
+            "name": implementation.name,
+            "version": implementation.version,
+            "language": implementation.language,
+            "domains": sorted(implementation.domains),
+        }
+        _handshake_answer(answers, {"ok": True, "implementation": info})
+        return True
+    if command == "extensions":
+        taken = taken_extensions(adapter, request.get("use"))
+        session.expecting, session.expecting_errors = EXPECT in taken, EXPECT_ERROR in taken
+        answers.write_now(json.dumps({"extensions": taken}).encode("utf-8") + b"\n")
+        return True
+    if command != "run":
+        answers.add(encode(crash(str(request.get("id", "")), f"unknown command {command!r}")))
+        return True
+    [response] = adapter.run(
+        [{"id": request["id"], "domain": request["domain"], "input": request["input"]}]
+    )
+    answers.add(
+        answer_line(
+            response,
+            request.get("expect") if session.expecting else None,
+            request.get("expect_error") if session.expecting_errors else None,
         )
+    )
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,9 @@
 """Pre/post tool-use hooks run as real processes (HIP-301 §9, docs/domains/hooks.md).
 
 Each hook is ``/bin/sh -c command`` in a new session (HOOK-4), so a timeout or the
-end of the hook kills its whole process group (HOOK-9, HOOK-10).
+end of the hook kills its whole process group (HOOK-9, HOOK-10), and starts with the
+default disposition of every standard signal and an empty signal mask (HOOK-14),
+which ``subprocess`` cannot give it safely: ``_spawn`` says why.
 """
 
 from __future__ import annotations
@@ -10,14 +12,15 @@ import asyncio
 import contextlib
 import math
 import os
+import select
 import signal
-import subprocess
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import IO, Any
 
+from impl_python._spawn import spawn_in_new_session
 from impl_python.errors import HanzoError
 from impl_python.permissions import Glob
 
@@ -41,6 +44,9 @@ MAX_ENV_ENTRY_BYTES = 131_071
 #: HOOK-11: stderr bytes kept for the deny reason.
 REASON_LIMIT_BYTES = 4096
 EVENTS = ("pre_tool_use", "post_tool_use")
+#: HOOK-14: the standard signals, which a hook starts with at their default disposition
+#: (SIGKILL and SIGSTOP have no other).
+STANDARD_SIGNALS = tuple(s for s in range(1, 32) if s not in (signal.SIGKILL, signal.SIGSTOP))
 DEFAULT_DENY_REASON = "blocked by pre_tool_use hook"
 
 
@@ -210,44 +216,63 @@ def _drain(stream: IO[bytes], kept: bytearray) -> None:
             kept += chunk[: REASON_LIMIT_BYTES - len(kept)]
 
 
+def _exits_within(pid: int, timeout_ms: int) -> bool:
+    """Whether the child ``pid`` ends within ``timeout_ms`` (it is not reaped here)."""
+    pidfd = os.pidfd_open(pid)  # readable once the process has ended
+    try:
+        waiting = select.poll()
+        waiting.register(pidfd, select.POLLIN)
+        return bool(waiting.poll(timeout_ms))
+    finally:
+        os.close(pidfd)
+
+
+def _wait(pid: int) -> int | None:
+    """The hook's exit code, or minus the signal that killed it (None: already reaped,
+    as when this process ignores SIGCHLD)."""
+    try:
+        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    except ChildProcessError:
+        return None
+
+
 def run_hook(index: int, hook: HookConfig, env: dict[str, str], cwd: str | None) -> _Run:
-    """Run one hook to its end (blocking): HOOK-4 and HOOK-7..HOOK-11."""
+    """Run one hook to its end (blocking): HOOK-4, HOOK-14 and HOOK-7..HOOK-11."""
     bad = _unpassable(env)
     if bad is not None:
         record = HookLogRecord("hook_env_unpassable", index)
         return _Run(record, "error", f"hook environment variable {bad} cannot be passed")
+    stderr_read, stderr_write = os.pipe()
     try:
-        proc = subprocess.Popen(
+        pid = spawn_in_new_session(
             ["/bin/sh", "-c", hook.command],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
             env=env,
-            start_new_session=True,
+            cwd=cwd,
+            stderr_fd=stderr_write,
+            default_signals=STANDARD_SIGNALS,
         )
     except OSError:  # no /bin/sh, a missing cwd: as the shell reports a missing program
+        os.close(stderr_read)
         record = HookLogRecord("hook_exit_error", index, exit_code=127)
         return _Run(record, "error", "hook exited with code 127")
-    assert proc.stderr is not None
+    finally:
+        os.close(stderr_write)
     kept = bytearray()
-    reader = threading.Thread(target=_drain, args=(proc.stderr, kept), daemon=True)
-    reader.start()
-    timed_out = False
-    try:
-        # waitpid, not the pipes: a grandchild holding stderr cannot hold the runner.
-        proc.wait(hook.timeout_ms / 1000)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill_group(proc.pid)
-        proc.wait()
-    _kill_group(proc.pid)  # HOOK-10: nothing outlives the hook
-    reader.join()
-    proc.stderr.close()
-    status = proc.returncode
+    with open(stderr_read, "rb", buffering=0) as stderr:
+        reader = threading.Thread(target=_drain, args=(stderr, kept), daemon=True)
+        reader.start()
+        # The process, not the pipe: a grandchild holding stderr cannot hold the runner.
+        timed_out = not _exits_within(pid, hook.timeout_ms)
+        if timed_out:
+            _kill_group(pid)
+        status = _wait(pid)
+        _kill_group(pid)  # HOOK-10: nothing outlives the hook
+        reader.join()
     if timed_out:
         record = HookLogRecord("hook_timeout", index)
         return _Run(record, "error", f"hook timed out after {hook.timeout_ms} ms")
+    if status is None:  # the kernel reaped it (SIGCHLD ignored): 127, as the Rust runner
+        status = 127
     if status < 0:
         record = HookLogRecord("hook_signal", index, signal=-status)
         return _Run(record, "error", f"hook killed by signal {-status}")

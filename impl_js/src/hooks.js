@@ -94,6 +94,8 @@ function killGroup(pid) {
 
 /**
  * Runs `/bin/sh -c command` in a new process group (HOOK-4, HOOK-9, HOOK-10).
+ * HOOK-14 needs nothing here: libuv's child setup resets signals 1..31 to their default
+ * disposition and empties the signal mask before exec, whatever Node inherited.
  * @param {string} command
  * @param {Record<string, string>} env
  * @param {string | undefined} cwd

@@ -26,6 +26,7 @@ use serde_json::{json, Value};
 
 mod canonical;
 mod process;
+mod spawn;
 
 pub use canonical::{canonical_json, ecmascript_number};
 use process::{reason_text, Ending};

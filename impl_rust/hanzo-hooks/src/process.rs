@@ -1,17 +1,23 @@
-//! Running one hook process: HOOK-4 and HOOK-7..HOOK-11.
+//! Running one hook process: HOOK-4, HOOK-14 and HOOK-7..HOOK-11.
 
 use std::collections::BTreeMap;
-use std::ffi::OsString;
+use std::ffi::{CString, OsString};
+use std::fs::File;
 use std::io::Read;
+use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use nix::errno::Errno;
+use nix::fcntl::OFlag;
 use nix::sys::signal::{killpg, Signal};
-use nix::unistd::Pid;
+use nix::unistd::{pipe2, Pid};
+
+use crate::spawn;
 
 /// HOOK-7: the longest `NAME=value` entry (Linux `MAX_ARG_STRLEN` is 131072 with the NUL).
 pub const MAX_ENV_ENTRY_BYTES: usize = 131_071;
@@ -44,14 +50,35 @@ pub fn unpassable(env: &BTreeMap<OsString, OsString>) -> Option<String> {
         .map(|(name, _)| name.to_string_lossy().into_owned())
 }
 
-fn kill_group(pid: u32) {
-    if let Ok(pid) = i32::try_from(pid) {
-        // ESRCH: the group is already empty.
-        let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
-    }
+fn kill_group(pid: Pid) {
+    // ESRCH: the group is already empty.
+    let _ = killpg(pid, Signal::SIGKILL);
 }
 
-/// Runs `/bin/sh -c command` in a new process group and waits for it (at most `timeout`).
+/// `/bin/sh -c command`, the `NAME=value` entries and the working directory as C
+/// strings; None when one holds a NUL (HOOK-7 has already refused NULs in values).
+fn c_strings(
+    command: &str,
+    env: &BTreeMap<OsString, OsString>,
+    cwd: Option<&Path>,
+) -> Option<(Vec<CString>, Vec<CString>, Option<CString>)> {
+    let argv = ["/bin/sh", "-c", command]
+        .into_iter()
+        .map(|arg| CString::new(arg).ok())
+        .collect::<Option<Vec<CString>>>()?;
+    let envp = env
+        .iter()
+        .map(|(name, value)| CString::new([name.as_bytes(), b"=", value.as_bytes()].concat()).ok())
+        .collect::<Option<Vec<CString>>>()?;
+    let cwd = cwd
+        .map(|cwd| CString::new(cwd.as_os_str().as_bytes()))
+        .transpose()
+        .ok()?;
+    Some((argv, envp, cwd))
+}
+
+/// Runs `/bin/sh -c command` in a new process group, with default signal dispositions
+/// and an empty mask (HOOK-14), and waits for it (at most `timeout`).
 pub fn run(
     command: &str,
     env: &BTreeMap<OsString, OsString>,
@@ -61,42 +88,35 @@ pub fn run(
     if let Some(name) = unpassable(env) {
         return Ending::Unpassable(name);
     }
-    let mut cmd = Command::new("/bin/sh");
-    cmd.arg("-c")
-        .arg(command)
-        .env_clear()
-        .envs(env)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    if let Some(cwd) = cwd {
-        cmd.current_dir(cwd);
-    }
-    let Ok(mut child) = cmd.spawn() else {
+    let Some((argv, envp, cwd)) = c_strings(command, env, cwd) else {
+        return Ending::SpawnFailed; // a NUL in the command, a name or the cwd
+    };
+    let Ok((stderr, stderr_write)) = pipe2(OFlag::O_CLOEXEC) else {
         return Ending::SpawnFailed;
     };
-    let pid = child.id();
-    let stderr = child.stderr.take();
+    let started = spawn::spawn(&argv, &envp, cwd.as_deref(), stderr_write.as_fd());
+    drop(stderr_write); // the hook has its copy; the reader must see the end of it
+    let Ok(pid) = started else {
+        return Ending::SpawnFailed;
+    };
+    let mut stderr = File::from(stderr);
     let reader = std::thread::spawn(move || {
         let mut kept = Vec::new();
-        if let Some(mut stderr) = stderr {
-            let mut chunk = vec![0_u8; 65536];
-            while let Ok(n) = stderr.read(&mut chunk) {
-                if n == 0 {
-                    break;
-                }
-                let room = REASON_LIMIT_BYTES.saturating_sub(kept.len());
-                kept.extend_from_slice(&chunk[..n.min(room)]);
+        let mut chunk = vec![0_u8; 65536];
+        while let Ok(n) = stderr.read(&mut chunk) {
+            if n == 0 {
+                break;
             }
+            let room = REASON_LIMIT_BYTES.saturating_sub(kept.len());
+            kept.extend_from_slice(&chunk[..n.min(room)]);
         }
         kept
     });
     // waitpid in a thread, so the timeout is a channel timeout, not polling; a
     // grandchild holding stderr cannot hold the runner.
-    let (done, exited) = mpsc::channel::<std::io::Result<ExitStatus>>();
+    let (done, exited) = mpsc::channel::<Result<ExitStatus, Errno>>();
     let waiter = std::thread::spawn(move || {
-        let _ = done.send(child.wait());
+        let _ = done.send(spawn::wait(pid));
     });
     let status = if let Ok(status) = exited.recv_timeout(timeout) {
         Some(status)
@@ -144,6 +164,8 @@ pub fn reason_text(kept: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use nix::sys::signal::SigSet;
+
     use super::*;
 
     #[test]
@@ -152,5 +174,37 @@ mod tests {
         assert_eq!(reason_text("a€".as_bytes()), "a€");
         assert_eq!(reason_text(b"x \n\r\t"), "x");
         assert_eq!(reason_text(b"bad \xff byte"), "bad \u{fffd} byte");
+    }
+
+    #[test]
+    fn a_hook_that_cannot_be_started_is_a_spawn_failure() {
+        // HOOK-4: no working directory, or a NUL in the command: as exit 127.
+        let env = BTreeMap::new();
+        let missing = Path::new("/nonexistent/hooks/cwd");
+        let second = Duration::from_secs(1);
+        assert_eq!(
+            run("exit 0", &env, Some(missing), second),
+            Ending::SpawnFailed
+        );
+        assert_eq!(run("exit 0\0", &env, None, second), Ending::SpawnFailed);
+    }
+
+    #[test]
+    fn a_signal_blocked_here_is_not_blocked_in_the_hook() {
+        // HOOK-14. The mask is per thread, and a child starts with its spawner's.
+        std::thread::spawn(|| {
+            let mut term = SigSet::empty();
+            term.add(Signal::SIGTERM);
+            term.thread_block().unwrap();
+            let ending = run(
+                "kill -s TERM $$; exit 0",
+                &BTreeMap::new(),
+                None,
+                Duration::from_secs(10),
+            );
+            assert_eq!(ending, Ending::Signaled(Signal::SIGTERM as i32));
+        })
+        .join()
+        .unwrap();
     }
 }
