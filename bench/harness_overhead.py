@@ -143,12 +143,21 @@ def _cpu(fn: Callable[[], Any]) -> float:
 
 
 def _child_cpu(pid: int | None) -> float:
-    """utime + stime of a child process so far, in seconds (0 without one)."""
+    """CPU seconds of a child process so far, all its threads (0 without one): from
+    ``/proc/PID/task/*/schedstat`` (nanoseconds) where the kernel has it, else utime +
+    stime from ``/proc/PID/stat`` (clock ticks: 10 ms, too coarse for short slices)."""
     if pid is None:
         return 0.0
-    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    try:
+        total = 0
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/schedstat", encoding="ascii") as f:
+                total += int(f.read().split()[0])
+        return total / 1e9
+    except (OSError, ValueError, IndexError):
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def own_work_python(vector_file: VectorFile) -> float:
@@ -199,6 +208,76 @@ def own_work_js(vector_file: VectorFile, folder: Path) -> float:
         check=True,
     )
     return float(out.stdout.strip()) * 1e-6 * len(vector_file.cases)
+
+
+def own_slice_python(domain: str, cases: list[Any]) -> Callable[[], None]:
+    """The python implementation's own work on ``cases``, as a function to time."""
+    from impl_python.errors import HanzoError
+
+    run = importlib.import_module(f"impl_python.conformance.{domain.replace('-', '_')}").run
+    inputs = [c.input for c in cases]
+
+    def all_cases() -> None:
+        for case_input in inputs:
+            try:  # noqa: SIM105 - contextlib.suppress would add its own cost to the timing
+                run(case_input)
+            except HanzoError:
+                pass
+
+    return all_cases
+
+
+def own_slice_rust(domain: str, cases: list[Any]) -> Callable[[], None]:
+    """The rust extension's own work on ``cases`` (batches of 1000), as a function to time."""
+    import hanzo_conformance_rust as ext
+
+    texts = [
+        json.dumps([{"id": c.id, "domain": c.domain, "input": c.input} for c in batch])
+        for batch in (cases[i : i + 1000] for i in range(0, len(cases), 1000))
+    ]
+
+    def all_batches() -> None:
+        for text in texts:
+            ext.run_batch(text)
+
+    return all_batches
+
+
+def paired(platform: StartedPlatform, vector_file: VectorFile, slices: int) -> list[float]:
+    """Overhead in seconds per case of each of ``slices`` slices of the file: the
+    harness's CPU on the slice (this process and the child, requests made anew) minus
+    the platform's own work on the same slice, timed just before and just after it.
+    A slow phase of the machine (seconds long here) then weighs on both sides of one
+    difference instead of on one side of the whole-file figure."""
+    own_for = {"python": own_slice_python, "rust": own_slice_rust}[platform.name]
+    cases = list(vector_file.cases)
+    size = len(cases) // slices
+
+    def never_named(domain: str, case: str) -> bool:
+        return False
+
+    worker = getattr(platform.adapter, "_worker", None)
+    pid = worker.proc.pid if worker is not None else None
+    run_cases(platform, vector_file, tuple(cases[:size]))  # warm-up
+    overheads = []
+    for k in range(slices):
+        part = tuple(cases[k * size : (k + 1) * size])
+        own = own_for(vector_file.domain, list(part))
+        own()  # warm-up
+        for case in part:
+            case.__dict__.pop(OWN_REQUEST, None)
+            case.__dict__.pop("_run_own_plain_request", None)
+        case_lines = _cpu(lambda p=part: encode_chunk(p, [], never_named, True))
+        before = _cpu(own)
+        child = _child_cpu(pid)
+        cpu = time.process_time()
+        outcomes = run_cases(platform, vector_file, part)
+        encode_chunk(part, [outcomes], never_named, True)
+        cpu = time.process_time() - cpu - case_lines
+        child = _child_cpu(pid) - child
+        after = _cpu(own)
+        overheads.append((cpu + child - (before + after) / 2) / len(part))
+    return overheads
 
 
 def harness(
@@ -257,6 +336,14 @@ def main() -> None:
     parser.add_argument("--domain", action="append", default=[])
     parser.add_argument("--in-process", action="store_true")
     parser.add_argument("--keep", type=Path, help="write the files here (kept) instead")
+    parser.add_argument(
+        "--paired",
+        type=int,
+        default=0,
+        metavar="SLICES",
+        help="also the overhead of python and rust from SLICES slices, each paired with its"
+        " own work timed just before and after it (median and range)",
+    )
     args = parser.parse_args()
     platforms = args.platform or ["python", "rust", "js"]
     domains = args.domain or list(DOMAINS)
@@ -285,6 +372,11 @@ def main() -> None:
                     raise SystemExit(platform.failure)
                 try:
                     (wall, cpu, child), reused = harness(platform, vector_file)
+                    slices = (
+                        paired(platform, vector_file, args.paired)
+                        if args.paired and name in ("python", "rust")
+                        else []
+                    )
                 finally:
                     adapter.stop()
                 print(
@@ -295,6 +387,12 @@ def main() -> None:
                     f" CPU with requests reused {reused / n * 1e6:6.1f} us, overhead"
                     f" {(reused + child - own) / n * 1e6:6.1f} us"
                 )
+                if slices:
+                    us = sorted(x * 1e6 for x in slices)
+                    print(
+                        f"  {name:7} paired over {len(us)} slices: overhead median"
+                        f" {us[len(us) // 2]:6.1f} us (range {us[0]:.1f}-{us[-1]:.1f})"
+                    )
             gc.unfreeze()
     finally:
         if args.keep is None:
