@@ -161,38 +161,13 @@ def _child_cpu(pid: int | None) -> float:
 
 
 def own_work_python(vector_file: VectorFile) -> float:
-    from impl_python.errors import HanzoError
-
-    module = vector_file.domain.replace("-", "_")
-    run = importlib.import_module(f"impl_python.conformance.{module}").run
-    inputs = [c.input for c in vector_file.cases]
-
-    def all_cases() -> None:
-        for case_input in inputs:
-            try:  # noqa: SIM105 - contextlib.suppress would add its own cost to the timing
-                run(case_input)
-            except HanzoError:
-                pass
-
+    all_cases = own_slice_python(vector_file.domain, list(vector_file.cases))
     all_cases()  # warm-up
     return min(_cpu(all_cases) for _ in range(3))
 
 
 def own_work_rust(vector_file: VectorFile) -> float:
-    import hanzo_conformance_rust as ext
-
-    texts = []
-    cases = vector_file.cases
-    for start in range(0, len(cases), 1000):
-        batch = [
-            {"id": c.id, "domain": c.domain, "input": c.input} for c in cases[start : start + 1000]
-        ]
-        texts.append(json.dumps(batch))
-
-    def all_batches() -> None:
-        for text in texts:
-            ext.run_batch(text)
-
+    all_batches = own_slice_rust(vector_file.domain, list(vector_file.cases))
     all_batches()
     return min(_cpu(all_batches) for _ in range(3))
 
