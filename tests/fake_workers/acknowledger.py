@@ -9,31 +9,13 @@ lines at once, as it does from the served children).
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 
-together = "--together" in sys.argv[1:]
-out = sys.stdout.buffer
-partial = b""
-while chunk := os.read(0, 1 << 16):
-    *lines, partial = (partial + chunk).split(b"\n")
-    answers = []
-    for line in lines:
-        message = json.loads(line)
-        command = message.get("cmd")
-        if command == "stop":
-            sys.exit(0)
-        if command == "start":
-            info = {"name": "ack", "version": "0", "language": "python", "domains": ["oauth-pkce"]}
-            answers.append(json.dumps({"ok": True, "implementation": info}).encode() + b"\n")
-        elif command == "extensions":
-            answers.append(json.dumps({"extensions": ["expect"]}).encode() + b"\n")
-        else:
-            answers.append(b"=\n")
-        if not together:
-            out.write(b"".join(answers))
-            out.flush()
-            answers = []
-    out.write(b"".join(answers))
-    out.flush()
+from answer_loop import serve
+
+serve(
+    "ack",
+    lambda message: "=",
+    extensions=lambda offered: ["expect"],
+    one_write_per_answer="--together" not in sys.argv[1:],
+)

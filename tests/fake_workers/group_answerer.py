@@ -8,29 +8,15 @@ it does from the served children (tests/test_group_acknowledged.py).
 from __future__ import annotations
 
 import json
-import os
 import sys
 
-DOMAIN = "oauth-pkce"
+from answer_loop import serve
+
 answer = sys.argv[1]
-out = sys.stdout.buffer
-partial = b""
-while chunk := os.read(0, 1 << 16):
-    *lines, partial = (partial + chunk).split(b"\n")
-    answers = []
-    for line in lines:
-        message = json.loads(line)
-        command = message.get("cmd")
-        if command == "stop":
-            sys.exit(0)
-        if command == "start":
-            info = {"name": "group", "version": "0", "language": "python", "domains": [DOMAIN]}
-            answers.append(json.dumps({"ok": True, "implementation": info}))
-        elif command == "extensions":
-            answers.append(json.dumps({"extensions": message["use"]}))
-        elif "expect" in message:
-            answers.append("=")
-        else:
-            answers.append(answer.replace("{id}", json.dumps(message["id"])))
-    out.write("".join(f"{a}\n" for a in answers).encode())
-    out.flush()
+
+
+def answer_run(message: dict[str, object]) -> str:
+    return "=" if "expect" in message else answer.replace("{id}", json.dumps(message["id"]))
+
+
+serve("group", answer_run)
