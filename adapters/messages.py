@@ -34,6 +34,7 @@ __all__ = [
     "expected_answer",
     "plainly_valid_response",
     "problem",
+    "tab_line",
 ]
 
 SCHEMA_DIR = project_dir("schemas") / "protocol"
@@ -133,8 +134,11 @@ EXPECT = "expect"
 """The protocol extension the harness offers its own children (docs/protocol.md)."""
 EXPECT_ERROR = "expect-error"
 """The extension that acknowledges an expected contract error with its message only."""
+TAB_RUN = "tab-run"
+"""The extension that sends a case's own request as one tab-separated line."""
 EXTENSIONS_LINE = (
-    json.dumps({"cmd": "extensions", "use": [EXPECT, EXPECT_ERROR]}).encode("ascii") + b"\n"
+    json.dumps({"cmd": "extensions", "use": [EXPECT, EXPECT_ERROR, TAB_RUN]}).encode("ascii")
+    + b"\n"
 )
 """Offers the extensions, right after the handshake (only to the harness's children)."""
 ACK = b"="
@@ -306,6 +310,40 @@ def _error_line(request: Any) -> bytes:
             f'"input":{input_json},"expect_error":{_encode_string(code)}}}\n'
         ).encode()
     except UnicodeEncodeError:
+        return b""
+
+
+def tab_line(request: Request) -> bytes | None:
+    """The tab-run line of a request (docs/protocol.md, "The tab-run extension"):
+    ``<id> TAB <domain> TAB <expectation> TAB <input JSON>``, the expectation ``=`` and
+    the expected output's text, ``!`` and the expected error code, or empty; None when
+    the request has no input text (``adapters.protocol.KnownInputText``) or a field would
+    hold a tab, a CR or a LF. Kept on the request (``tab_line``)."""
+    line: bytes | None = getattr(request, "tab_line", b"")  # b"": a plain request
+    if line is None:
+        line = request.tab_line = _tab_line(request)  # type: ignore[attr-defined]
+    return line or None
+
+
+def _tab_line(request: Any) -> bytes:
+    """``tab_line`` made (``b""``: none). No escaping: the checks below are what keeps
+    the four fields apart (compact JSON text never holds a raw tab, CR or LF)."""
+    request_id, domain, input_json = request["id"], request["domain"], request.input_json
+    if not _spliceable(request_id, domain, input_json) or request_id[0] == "{":
+        return b""
+    output_json, code = request.expected_output_json, request.expected_error
+    if output_json is not None:
+        expectation = "=" + output_json
+    elif type(code) is str:
+        expectation = "!" + code
+    else:
+        expectation = ""
+    text = f"{request_id}\t{domain}\t{expectation}\t{input_json}\n"
+    if text.count("\t") != 3 or text.count("\n") != 1 or "\r" in text:
+        return b""
+    try:
+        return text.encode()
+    except UnicodeEncodeError:  # a lone surrogate: the JSON line escapes it
         return b""
 
 

@@ -81,8 +81,9 @@ class KnownInputText(dict[str, Any]):
     keep what they derive from it: ``line`` (the encoded ``run`` line),
     ``answer_line`` (the answer line meaning "the expected output", ``b""`` when there
     is none) and ``expect_line`` (the ``run`` line carrying ``expect``, for a worker
-    that took the expect extension, ``b""`` when there is none) and ``error_line`` (the
-    same for ``expect_error``), all None until made.
+    that took the expect extension, ``b""`` when there is none), ``error_line`` (the
+    same for ``expect_error``) and ``tab_line`` (the tab-run line, for a worker that
+    took the tab-run extension), all None until made.
     Such a request is not changed once made.
     """
 
@@ -95,6 +96,7 @@ class KnownInputText(dict[str, Any]):
         "expected_output_json",
         "input_json",
         "line",
+        "tab_line",
     )
 
     def __init__(
@@ -118,6 +120,7 @@ class KnownInputText(dict[str, Any]):
         self.answer_line: bytes | None = None
         self.expect_line: bytes | None = None
         self.error_line: bytes | None = None
+        self.tab_line: bytes | None = None
 
 
 _new_request = dict.__new__
@@ -143,6 +146,7 @@ def known_input_text(
     request.expected_output = expected_output
     request.expected_error = expected_error
     request.line = request.answer_line = request.expect_line = request.error_line = None
+    request.tab_line = None
     return request
 
 

@@ -15,6 +15,8 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import orjson
+
 from impl_python import conformance
 from impl_python.errors import HanzoError
 
@@ -48,6 +50,17 @@ _encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
 RunFn = Callable[[Any], Any]
 
+# orjson writes an output's text at a fraction of json's cost; what json would write
+# otherwise or refuse goes to its ``default`` (None: TypeError) with these options, and
+# _quick_text catches the rest (NaN, enums, UUIDs).
+_dumps = orjson.dumps
+_loads = orjson.loads
+_PASSTHROUGH = (
+    orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
+
 
 def _domain_modules() -> dict[str, RunFn]:
     found: dict[str, RunFn] = {}
@@ -69,7 +82,8 @@ def _broken(detail: str) -> RunFn:
 
 class PythonAdapter:
     name = "python"
-    run_line_extensions = ("expect", "expect-error")  # what run_line answers (adapters/serve.py)
+    # What run_line and run_lines answer (adapters/serve.py).
+    run_line_extensions: tuple[str, ...] = ("expect", "expect-error", "tab-run")
 
     def __init__(self) -> None:
         self._domains: dict[str, RunFn] = {}
@@ -138,6 +152,19 @@ class PythonAdapter:
             return self._own_run_line(lines, start, stop, answer)
         if self._overridden:
             return start
+        index = start
+        while index < stop:  # runs of JSON lines and of tab-run lines, each by its loop
+            run_kind = self._run_json_lines if lines[index][:1] == b"{" else self._run_tab_lines
+            taken = run_kind(lines, index, stop, answer)
+            if taken == index:
+                return index  # declined
+            index = taken
+        return stop
+
+    def _run_json_lines(
+        self, lines: Sequence[bytes], start: int, stop: int, answer: Callable[[bytes], None]
+    ) -> int:
+        """``run_lines`` on ``run`` lines (JSON), up to the first line it declines."""
         domain_key, domain, run = self._last_domain
         for index in range(start, stop):
             try:
@@ -194,6 +221,64 @@ class PythonAdapter:
             answer(encode({"id": request_id, "output": output}))
         return stop
 
+    def _run_tab_lines(
+        self, lines: Sequence[bytes], start: int, stop: int, answer: Callable[[bytes], None]
+    ) -> int:
+        """``run_lines`` on tab-run lines (``<id> TAB <domain> TAB <expectation> TAB
+        <input>``, docs/protocol.md), up to the first line that is not one or is not
+        taken apart (the ordinary path reports it). Only the input is decoded; the id
+        only for an answer that is not an acknowledgement."""
+        last_domain, run = b"", None
+        for index in range(start, stop):
+            line = lines[index]
+            fields = line.split(b"\t")
+            if len(fields) != 4 or line[:1] == b"{":
+                return index
+            request_id, domain, expectation, input_bytes = fields
+            try:
+                if domain != last_domain:
+                    last_domain, run = domain, self._domains.get(domain.decode("utf-8"))
+                input_text = input_bytes.decode("utf-8")
+                case_input, end = _scan_value(input_text, 0)
+            except (ValueError, StopIteration):  # not UTF-8, or the input is not JSON
+                return index
+            if end != len(input_text) or run is None:
+                return index  # the ordinary path says what is wrong
+            try:
+                output = run(case_input)
+            except HanzoError as e:
+                code = e.code
+                if type(code) is str and expectation == b"!" + code.encode(
+                    "utf-8", "surrogatepass"
+                ):
+                    answer(ERROR_ACK + encode_message(str(e)))
+                else:
+                    answer(
+                        encode(
+                            {
+                                "id": request_id.decode("utf-8", "replace"),
+                                "error": {"code": code, "message": str(e)},
+                            }
+                        )
+                    )
+                continue
+            except Exception as e:  # an implementation bug: reported, never raised
+                answer(
+                    encode(
+                        crash(
+                            request_id.decode("utf-8", "replace"),
+                            f"{type(e).__name__}: {e}",
+                            traceback.format_exc(),
+                        )
+                    )
+                )
+                continue
+            if expectation[:1] == b"=" and _is_expected(output, expectation):
+                answer(ACK)
+            else:
+                answer(encode({"id": request_id.decode("utf-8", "replace"), "output": output}))
+        return stop
+
     def _read_domain(self, text: str, id_end: int) -> tuple[str, str, RunFn | None] | None:
         """The domain key as spelled just before ``id_end`` on (the id's closing quote,
         then ``,"domain":"<domain>","input":``), the domain and its ``run`` (None: not
@@ -211,6 +296,29 @@ class PythonAdapter:
     def stop(self) -> None:
         self._domains = {}
         self._last_domain = ("\n", "", None)
+
+
+def _is_expected(output: Any, expectation: bytes) -> bool:
+    """Whether ``output``'s text as this child writes outputs (``output_text``) is the
+    expectation's text (``=`` and that text, UTF-8). orjson's text is tried first: where
+    it is that text and reads back as ``output`` itself, json's text is the same (a value
+    orjson writes as json would not, NaN as ``null`` or an enum as its value, does not
+    read back equal; a float spelled otherwise is not that text and goes to json)."""
+    try:
+        quick = _dumps(output, None, _PASSTHROUGH)
+    except TypeError:  # not JSON to orjson (a big integer, a lone surrogate, a subclass)
+        pass
+    else:
+        if (
+            len(quick) + 1 == len(expectation)
+            and expectation.endswith(quick)
+            and _loads(quick) == output
+        ):
+            return True
+    try:
+        return expectation[1:] == output_text(output).encode("utf-8")
+    except (TypeError, ValueError):  # not JSON (encode() reports it), or no UTF-8 form
+        return False
 
 
 def _error(request_id: str, e: HanzoError, text: str, error_at: int, end: int) -> bytes:

@@ -38,7 +38,10 @@ in Python, the Rust extension's ``run_line`` in Rust); the ordinary path compare
 It takes ``expect-error`` too when the adapter's ``run_line`` speaks it
 (``run_line_extensions``: python and rust) or the adapter has none: a line with
 ``"expect_error": "<code>"`` whose contract error has that code is answered
-``!"<message>"`` (``ERROR_ACK``) instead of the whole error.
+``!"<message>"`` (``ERROR_ACK``) instead of the whole error. It takes ``tab-run`` as
+well on the same terms: a case's request may then come as one tab-separated line,
+``<id> TAB <domain> TAB <expectation> TAB <input JSON>`` (docs/protocol.md), answered as
+the ``run`` line with that ``expect`` or ``expect_error`` would be (``tab_request``).
 """
 
 from __future__ import annotations
@@ -63,6 +66,8 @@ EXPECT_ERROR = "expect-error"
 """The other one: taken when the adapter's ``run_line`` says it speaks it
 (``run_line_extensions``), or when the adapter has no ``run_line`` (this module
 answers it then)."""
+TAB_RUN = "tab-run"
+"""The third: a case's request as one tab-separated line, taken on the same terms."""
 ACK = b"=\n"
 """The answer line meaning "the output's compact JSON text is the request's expect"."""
 ERROR_ACK = b"!"
@@ -149,11 +154,33 @@ def taken_extensions(adapter: Adapter, offered: Any) -> list[str]:
         return []
     taken = [EXPECT]
     speaks = getattr(adapter, "run_line_extensions", ())
-    if EXPECT_ERROR in offered and (
-        getattr(adapter, "run_line", None) is None or EXPECT_ERROR in speaks
-    ):
+    plain = getattr(adapter, "run_line", None) is None  # this module answers every line
+    if EXPECT_ERROR in offered and (plain or EXPECT_ERROR in speaks):
         taken.append(EXPECT_ERROR)
+        if TAB_RUN in offered and (plain or TAB_RUN in speaks):
+            taken.append(TAB_RUN)
     return taken
+
+
+def tab_request(line: bytes) -> dict[str, Any]:
+    """The ``run`` message a tab-run line stands for (with ``expect`` or ``expect_error``
+    when its expectation says so); a ``crash`` response (its ``crash`` key) for a line
+    that is not four fields, not UTF-8, or whose input is not JSON."""
+    fields = line.split(b"\t")
+    request_id = fields[0].decode("utf-8", "replace") if len(fields) == 4 else ""
+    try:
+        if len(fields) != 4:
+            raise ValueError(f"{len(fields)} tab-separated fields, not 4")
+        domain, expectation, input_text = (f.decode("utf-8") for f in fields[1:])
+        case_input = _DECODER.decode(input_text)
+    except ValueError as exc:
+        return dict(crash(request_id, f"tab-run line not taken apart: {exc}"))
+    request = {"cmd": "run", "id": request_id, "domain": domain, "input": case_input}
+    if expectation[:1] == "=":
+        request["expect"] = expectation[1:]
+    elif expectation[:1] == "!":
+        request["expect_error"] = expectation[1:]
+    return request
 
 
 def _write(out: IO[bytes], line: bytes) -> None:
@@ -336,7 +363,10 @@ def one_line_at_a_time(run_line: Callable[[bytes], bytes | None]) -> RunLines:
     ) -> int:
         for index in range(start, stop):
             line = lines[index]
-            got = run_line(line) if line.startswith(RUN_PREFIX) else None
+            # run lines, and tab-run lines (any line but a JSON message's)
+            got = (
+                run_line(line) if not line.startswith(b"{") or line.startswith(RUN_PREFIX) else None
+            )
             if got is None:
                 return index
             answer(got)
@@ -352,6 +382,7 @@ class _Session:
         self.started = False
         self.expecting = False  # the harness took the expect extension
         self.expecting_errors = False  # and the expect-error extension
+        self.tab_run = False  # and the tab-run extension
 
 
 def _serve(
@@ -381,11 +412,17 @@ def _answer_ordinarily(
     adapter: Adapter, implementation: Any, session: _Session, line: bytes, answers: _Answers
 ) -> bool:
     """Decode one request line and answer it; False for ``stop``."""
-    try:
-        request = _DECODER.decode(line.decode("utf-8", "surrogatepass"))
-    except ValueError as exc:
-        answers.add(encode(crash("", f"request is not JSON: {exc}")))
-        return True
+    if session.tab_run and not line.startswith(b"{"):
+        request = tab_request(line)
+        if "crash" in request:
+            answers.add(encode(request))  # type: ignore[arg-type]
+            return True
+    else:
+        try:
+            request = _DECODER.decode(line.decode("utf-8", "surrogatepass"))
+        except ValueError as exc:
+            answers.add(encode(crash("", f"request is not JSON: {exc}")))
+            return True
     command = request.get("cmd") if isinstance(request, dict) else None
     if command == "stop":
         return False
@@ -412,6 +449,7 @@ def _answer_ordinarily(
     if command == "extensions":
         taken = taken_extensions(adapter, request.get("use"))
         session.expecting, session.expecting_errors = EXPECT in taken, EXPECT_ERROR in taken
+        session.tab_run = TAB_RUN in taken
         answers.write_now(json.dumps({"extensions": taken}).encode("utf-8") + b"\n")
         return True
     if command != "run":

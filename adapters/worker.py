@@ -43,6 +43,7 @@ from .messages import (
     EXTENSIONS_LINE,
     START_LINE,
     STOP_LINE,
+    TAB_RUN,
     BadRequest,
     encode_request,
     error_acknowledged,
@@ -50,6 +51,7 @@ from .messages import (
     expect_line,
     expected_answer,
     problem,
+    tab_line,
 )
 from .protocol import (
     PROTOCOL_VERSION,
@@ -493,7 +495,9 @@ class WorkerAdapter:
     offered with it (``expecting_errors``): a request whose case expects a contract
     error (``KnownInputText.expected_error``) then carries its code, and the answer
     ``!"<message>"`` in its turn means "that error, with this message": it becomes an
-    :class:`ErrorAsExpected`.
+    :class:`ErrorAsExpected`. A worker that takes both and the tab-run extension too
+    (``tab_run``) is sent such requests as tab-run lines (``adapters.messages.tab_line``),
+    answered the same way.
     """
 
     def __init__(
@@ -521,6 +525,7 @@ class WorkerAdapter:
         self.expecting: bool | None = None  # did the worker take it (None: not started yet)
         # Did it take the expect-error extension too (None: not started yet).
         self.expecting_errors: bool | None = None
+        self.tab_run: bool | None = None  # and the tab-run extension (None: not started yet)
         self.implementation: Implementation | None = None
         self.restarts = 0  # total restarts since start(), for reports and tests
         self.broken: str | None = None
@@ -649,9 +654,19 @@ class WorkerAdapter:
         expecting = type(taken) is list and EXPECT in taken
         # expect-error builds on expect: taken alone, it is not used.
         expecting_errors = expecting and type(taken) is list and EXPECT_ERROR in taken
+        # tab-run builds on both: its lines carry what expect and expect_error would.
+        tab_run = expecting_errors and type(taken) is list and TAB_RUN in taken
         if self.expecting is None:
-            self.expecting, self.expecting_errors = expecting, expecting_errors
-        elif (self.expecting, self.expecting_errors) != (expecting, expecting_errors):
+            self.expecting, self.expecting_errors, self.tab_run = (
+                expecting,
+                expecting_errors,
+                tab_run,
+            )
+        elif (self.expecting, self.expecting_errors, self.tab_run) != (
+            expecting,
+            expecting_errors,
+            tab_run,
+        ):
             raise self._start_error(
                 f"worker {command!r} took the extensions {taken!r} after a restart, unlike before",
                 worker,
@@ -684,6 +699,7 @@ class WorkerAdapter:
         sent = _Sent()
         refused: dict[str, Response] = {}
         expecting, expecting_errors = self.expecting, self.expecting_errors
+        tab_run = self.tab_run
         add_request, add_line, add_match, add_code = (
             sent.requests.append,
             sent.lines.append,
@@ -691,6 +707,24 @@ class WorkerAdapter:
             sent.codes.append,
         )
         for request in requests:
+            if tab_run:
+                tabbed = tab_line(request)
+                if tabbed is not None:
+                    code = request.expected_error  # type: ignore[attr-defined]
+                    if request.expected_output_json is not None:  # type: ignore[attr-defined]
+                        code = None
+                        add_match(ACK)
+                    elif type(code) is str:
+                        sent.error_turns.append(len(sent.requests))
+                        add_match(None)
+                    else:
+                        code = None
+                        add_match(None)
+                        sent.all_expect = False
+                    add_request(request)
+                    add_line(tabbed)
+                    add_code(code)
+                    continue
             if expecting:
                 with_expect = expect_line(request)
                 if with_expect is not None:

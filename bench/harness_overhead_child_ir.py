@@ -3,7 +3,7 @@
     python3 bench/harness_overhead_child_ir.py [--domain oauth-pkce --domain mcp-normalization]
 
 Needs valgrind. For each file of ``bench/harness_overhead.py`` (same synthetic cases),
-writes the run lines the harness sends its child (the expect and expect-error
+writes the run lines the harness sends its child (the expect, expect-error and tab-run
 extensions offered, each case's line as ``runners._run`` makes it) for 2,000 and
 6,000 cases, replays each into ``python -m adapters.serve python`` under callgrind,
 and prints (Ir(6,000) - Ir(2,000)) / 4,000: the child's instructions per case, the
@@ -41,6 +41,7 @@ from adapters.messages import (  # noqa: E402
     encode_request,
     expect_error_line,
     expect_line,
+    tab_line,
 )
 from runners._run import _own_request  # noqa: E402
 from runners._vectors import load_vector_file  # noqa: E402
@@ -50,7 +51,10 @@ OWN = """
 import gc, importlib, json, sys
 from impl_python.errors import HanzoError
 lines = open(sys.argv[1], "rb").read().splitlines()[2:]
-inputs = [json.loads(line)["input"] for line in lines]
+inputs = [
+    json.loads(line)["input"] if line.startswith(b"{") else json.loads(line.split(b"\\t")[3])
+    for line in lines
+]
 run = importlib.import_module("impl_python.conformance." + sys.argv[2]).run
 gc.freeze()
 if sys.argv[3] == "run":
@@ -70,7 +74,12 @@ def write_lines(folder: Path, domain: str, cases: int) -> Path:
         out.write(START_LINE + EXTENSIONS_LINE)
         for case in vector_file.cases:
             request = _own_request(case, True)
-            out.write(expect_line(request) or expect_error_line(request) or encode_request(request))
+            out.write(
+                tab_line(request)
+                or expect_line(request)
+                or expect_error_line(request)
+                or encode_request(request)
+            )
     return path
 
 

@@ -238,6 +238,7 @@ def _own_request(case: Case, expect: bool) -> Request:
         request.expected_output = case.expected
         request.expected_error = case.error if expect else None
         request.line = request.answer_line = request.expect_line = request.error_line = None
+        request.tab_line = None
     fields[key] = request
     return cast(Request, request)
 

@@ -90,7 +90,7 @@ def test_a_read_goes_to_run_lines_in_slices_and_answers_as_line_by_line() -> Non
     adapter = CountingPython()
     answers = _served(adapter, START_LINE + EXTENSIONS_LINE + b"".join(lines))
     assert json.loads(answers[0])["ok"] is True
-    assert json.loads(answers[1]) == {"extensions": ["expect", "expect-error"]}
+    assert json.loads(answers[1]) == {"extensions": ["expect", "expect-error", "tab-run"]}
     assert answers[2:] == expected
     # Many lines per call, a slice at most; the declined line is handed back, then
     # the lines after it go on from the next one.
