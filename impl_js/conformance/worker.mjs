@@ -16,7 +16,9 @@
 // "=" instead of the whole answer. Every other answer is written as without it.
 // With the expect-error extension too, a request may carry "expect_error" (a contract
 // error code) instead, and a HanzoError with that code is answered "!" and its message
-// as a JSON string.
+// as a JSON string. With the tab-run extension as well, a line that does not begin
+// with "{" is a case's own request as four tab-separated fields (handleTabLine),
+// which spares the JSON.parse of the request around the input and of the expectation.
 
 import { readFileSync } from "node:fs";
 
@@ -25,7 +27,7 @@ const IMPL_ROOT = new URL("../", import.meta.url);
 
 /** @type {Record<string, (input: any) => any>} */
 let DOMAINS;
-/** @type {Function} */
+/** @type {typeof import("../src/errors.js").HanzoError} */
 let HanzoError;
 /** @type {{name: string, version: string}} */
 let pkg;
@@ -43,8 +45,13 @@ let started = false;
 let stopping = false;
 let expecting = false; // the harness took the expect extension
 let expectingErrors = false; // and the expect-error extension
+let tabRun = false; // and the tab-run extension
 const EXPECT = "expect";
 const EXPECT_ERROR = "expect-error";
+const TAB_RUN = "tab-run";
+const OPEN_BRACE = 123; // "{": a JSON message; any other first character, a tab-run line
+const ACK_MARK = 61; // "=" opens an expected output in a tab-run line's expectation
+const ERROR_MARK = 33; // "!" an expected error code
 const ACK = "=";
 const ERROR_ACK = "!";
 let pending = ""; // an incomplete line carried over between stdin chunks
@@ -162,6 +169,7 @@ function handleRun(request) {
  * @returns {string | null}
  */
 function handleLine(line) {
+  if (tabRun && line.charCodeAt(0) !== OPEN_BRACE) return handleTabLine(line);
   let request;
   try {
     request = JSON.parse(line);
@@ -193,14 +201,49 @@ function handleLine(line) {
 }
 
 /**
- * The harness offers extensions after the handshake: take "expect" and
- * "expect-error" if offered.
+ * A tab-run line (docs/protocol.md, "The tab-run extension"),
+ * `<id> TAB <domain> TAB <expectation> TAB <input JSON>`, answered as the run request
+ * it stands for (the same bytes: `=`, `!"<message>"` or the whole answer). Only the
+ * input is parsed; a line that is not four fields or whose input is not JSON is a
+ * crash for its id, as a request that is not JSON is.
+ * @param {string} line
+ * @returns {string}
+ */
+function handleTabLine(line) {
+  const afterId = line.indexOf("\t");
+  const afterDomain = afterId === -1 ? -1 : line.indexOf("\t", afterId + 1);
+  const afterExpectation = afterDomain === -1 ? -1 : line.indexOf("\t", afterDomain + 1);
+  // JSON.parse takes a tab as whitespace, so a fifth field must be looked for.
+  if (afterExpectation === -1 || line.indexOf("\t", afterExpectation + 1) !== -1) {
+    const fields = line.split("\t").length;
+    return crash("", `tab-run line not taken apart: ${fields} tab-separated fields, not 4`, line.slice(0, 1000));
+  }
+  const id = line.slice(0, afterId);
+  let input;
+  try {
+    input = JSON.parse(line.slice(afterExpectation + 1));
+  } catch (err) {
+    return crash(id, `tab-run line not taken apart: input is not JSON: ${describe(err).message}`, line.slice(0, 1000));
+  }
+  // The keys in the order of the run line it stands for (a crash's detail may show it).
+  /** @type {Record<string, unknown>} */
+  const request = { cmd: "run", id, domain: line.slice(afterId + 1, afterDomain), input };
+  const mark = line.charCodeAt(afterDomain + 1);
+  if (mark === ACK_MARK) request.expect = line.slice(afterDomain + 2, afterExpectation);
+  else if (mark === ERROR_MARK) request.expect_error = line.slice(afterDomain + 2, afterExpectation);
+  return handleRun(request);
+}
+
+/**
+ * The harness offers extensions after the handshake: take "expect",
+ * "expect-error" and "tab-run" if offered (each builds on the ones before it).
  * @param {any} request
  * @returns {string}
  */
 function handleExtensions(request) {
   expecting = Array.isArray(request.use) && request.use.includes(EXPECT);
   expectingErrors = expecting && request.use.includes(EXPECT_ERROR);
+  tabRun = expectingErrors && request.use.includes(TAB_RUN);
   if (expecting) {
     // stdout is the protocol's: a stray line there could be taken for an answer "=" in
     // a case's turn, so whatever the implementation logs goes to stderr (with the
@@ -209,7 +252,8 @@ function handleExtensions(request) {
       console[name] = (...args) => console.error(...args);
     }
   }
-  return JSON.stringify({ extensions: expecting ? (expectingErrors ? [EXPECT, EXPECT_ERROR] : [EXPECT]) : [] });
+  const taken = [EXPECT, EXPECT_ERROR, TAB_RUN].slice(0, tabRun ? 3 : expectingErrors ? 2 : expecting ? 1 : 0);
+  return JSON.stringify({ extensions: taken });
 }
 
 // Answers are batched per stdin chunk, but never held longer than this: a slow
@@ -266,8 +310,10 @@ process.stdin.on("data", (/** @type {string} */ chunk) => {
 });
 process.stdin.on("end", () => {
   if (stopping) return;
+  // A last line without its newline; not trimmed, as a tab-run line's empty id counts.
+  if (pending.endsWith("\r")) pending = pending.slice(0, -1);
   if (pending.trim() !== "") {
-    const answer = handleLine(pending.trim());
+    const answer = handleLine(pending);
     if (answer !== null) out.push(answer);
   }
   finish();
