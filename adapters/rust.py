@@ -39,9 +39,9 @@ def _import_extension() -> ModuleType:
 
 class RustAdapter:
     name = "rust"
-    # The extension's run_line answers both of the served child's protocol extensions
-    # (adapters/serve.py, docs/protocol.md).
-    run_line_extensions = ("expect", "expect-error")
+    # The extension's run_line answers the served child's protocol extensions
+    # (adapters/serve.py, docs/protocol.md), tab-run lines among them.
+    run_line_extensions = ("expect", "expect-error", "tab-run")
 
     def __init__(self) -> None:
         self._ext: ModuleType | None = None

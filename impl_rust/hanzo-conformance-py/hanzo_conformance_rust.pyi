@@ -23,16 +23,21 @@ def run_batch(requests_json: str) -> str:
     """
 
 def run_line(line: bytes) -> bytes | None:
-    """Answer one worker-protocol ``run`` line (UTF-8 ``{"cmd": "run", "id", "domain", "input"}``).
+    """Answer one worker-protocol request line (docs/protocol.md): a ``run`` line (UTF-8
+    ``{"cmd": "run", "id", "domain", "input"}``) or, for a line that does not begin with
+    ``{``, a tab-run line (``<id> TAB <domain> TAB <expectation> TAB <input JSON>``).
 
     The GIL is released. Returns the response line (one of the responses above, then a
     newline) as UTF-8 bytes, or ``None`` when ``run_batch`` would refuse the request
-    (not UTF-8, not JSON, a lone surrogate, no string ``id`` ...).
+    (not UTF-8, not JSON, a lone surrogate, no string ``id`` ...) or a tab-run line is
+    not taken apart (not four fields, an expectation other than empty, ``=…`` or ``!…``).
 
-    A line with ``"expect": "<JSON text>"`` (the expect extension, docs/protocol.md) is
-    answered ``b"=\\n"`` when the output is that JSON value: the same text as serde
-    writes it, or an equal ``serde_json::Value`` (any key order; a boolean is never a
-    number, ``1`` is not ``1.0``); otherwise as without it. A line with
-    ``"expect_error": "<code>"`` (the expect-error extension) whose contract error has
-    that code is answered ``b'!"<message>"\\n'`` (the message as a JSON string).
+    A line with ``"expect": "<JSON text>"`` (the expect extension) is answered ``b"=\\n"``
+    when the output is that JSON value: the same text as serde writes it, or an equal
+    ``serde_json::Value`` (any key order; a boolean is never a number, ``1`` is not
+    ``1.0``); otherwise as without it. A line with ``"expect_error": "<code>"`` (the
+    expect-error extension) whose contract error has that code is answered
+    ``b'!"<message>"\\n'`` (the message as a JSON string). A tab-run line is answered as
+    the ``run`` line with its expectation: ``=<JSON text>`` as ``expect``, ``!<code>`` as
+    ``expect_error``, empty as neither.
     """

@@ -20,6 +20,7 @@ mod tool_call_pipeline;
 
 pub mod batch;
 pub mod compare;
+pub mod line;
 pub mod temp_root;
 pub mod time_limit;
 pub mod variants;
