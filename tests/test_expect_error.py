@@ -97,11 +97,12 @@ def test_the_results_are_the_bytes_of_whole_answers(platform: Any, mcp: VectorFi
     # The same run with each case's request made anew and the extension not used.
     cases = [dataclasses.replace(c) for c in mcp.cases]
     vf = dataclasses.replace(mcp, cases=tuple(cases))
-    adapter.expecting_errors = False
+    # (tab-run lines carry the expected code too: off as well)
+    tab_run, adapter.expecting_errors, adapter.tab_run = adapter.tab_run, False, False
     try:
         without = _lines(vf, run_cases(platform, vf, vf.cases))
     finally:
-        adapter.expecting_errors = True
+        adapter.expecting_errors, adapter.tab_run = True, tab_run
     assert with_it == without
     assert with_it.count('"actual":{"error":{"code":') == sum(c.expects_error for c in mcp.cases)
 
