@@ -36,7 +36,8 @@ Then, per file:
   the Node worker, read from /proc), which a shared machine disturbs less. The
   own work is CPU time too (Node: its own clock around the calls). Those runs make
   each case's request anew, as the first platform of a run does; one more run
-  reuses them, as the second and third platforms do ("requests reused").
+  reuses them, as the second and third platforms do ("requests reused"); "in a run
+  of three platforms" weighs the two as such a run does (one in three makes them).
 
 Figures and the load average at the time go to stdout; bench/README.md ("Harness
 overhead") records them.
@@ -360,7 +361,8 @@ def main() -> None:
                     f" + child {child / n * 1e6:5.1f} us, overhead"
                     f" {(cpu + child - own) / n * 1e6:6.1f} us  (per case);"
                     f" CPU with requests reused {reused / n * 1e6:6.1f} us, overhead"
-                    f" {(reused + child - own) / n * 1e6:6.1f} us"
+                    f" {(reused + child - own) / n * 1e6:6.1f} us; in a run of three platforms"
+                    f" {((cpu + 2 * reused) / 3 + child - own) / n * 1e6:6.1f} us"
                 )
                 if slices:
                     us = sorted(x * 1e6 for x in slices)
