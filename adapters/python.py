@@ -52,7 +52,7 @@ RunFn = Callable[[Any], Any]
 
 # orjson writes an output's text at a fraction of json's cost; what json would write
 # otherwise or refuse goes to its ``default`` (None: TypeError) with these options, and
-# _quick_text catches the rest (NaN, enums, UUIDs).
+# _is_expected catches the rest (NaN, enums, UUIDs).
 _dumps = orjson.dumps
 _loads = orjson.loads
 _PASSTHROUGH = (
