@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import signal
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,22 @@ def liar() -> Any:
     register_platform("liar", lambda: miniatures.Liar("liar", lambda r: "case-3" in r["id"]))
     yield
     unregister_platform("liar")
+
+
+@pytest.fixture
+def served_liar(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """miniatures.Liar served from its own child (``adapters.serve``, the extensions
+    offered) and started: its lines go the ordinary way, and every output is one "!" off."""
+    from adapters.serve import MAX_GROUP
+    from adapters.worker import WorkerAdapter
+    from runners._run import start_platform
+
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parent))
+    command = [sys.executable, "-m", "adapters.serve", "miniatures:Liar"]
+    adapter = WorkerAdapter("liar", command, answers_in_groups=MAX_GROUP, expect=True)
+    started = start_platform("liar", adapter)
+    yield adapter, started
+    adapter.stop()
 
 
 def vector_document(cases: list[dict[str, Any]], **overrides: Any) -> dict[str, Any]:

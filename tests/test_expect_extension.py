@@ -26,7 +26,6 @@ from adapters import registry
 from adapters.messages import ACK, EXTENSIONS_LINE, encode_request, expect_line
 from adapters.protocol import KnownInputText, OutputAsExpected, Request, Response
 from adapters.python import PythonAdapter
-from adapters.serve import MAX_GROUP
 from adapters.worker import WorkerAdapter
 from runners._run import _own_request, run_cases, start_platform
 from runners._vectors import VectorFile, load_vector_file
@@ -119,24 +118,18 @@ def test_every_skew_is_judged_as_without_the_extension(platform: Any, skewed: Ve
 
 
 def test_a_deliberately_wrong_served_platform_still_fails_with_its_diff(
-    skewed: VectorFile, monkeypatch: pytest.MonkeyPatch
+    skewed: VectorFile, served_liar: Any
 ) -> None:
     # miniatures.Liar appends "!" to the first string of every output; served, it
     # speaks the extension, and its outputs never equal the expected text.
-    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parent))
-    command = [sys.executable, "-m", "adapters.serve", "miniatures:Liar"]
-    adapter = WorkerAdapter("liar", command, answers_in_groups=MAX_GROUP, expect=True)
-    started = start_platform("liar", adapter)
-    try:
-        assert adapter.expecting is True
-        exact = [c for c in skewed.cases if c.id.startswith("exact-")]
-        for case, outcome in zip(exact, run_cases(started, skewed, exact), strict=True):
-            assert outcome.status == "fail"
-            [difference] = outcome.diff
-            assert difference.pointer == "/mode"
-            assert difference.actual == case.expected["mode"] + "!"
-    finally:
-        adapter.stop()
+    adapter, started = served_liar
+    assert adapter.expecting is True
+    exact = [c for c in skewed.cases if c.id.startswith("exact-")]
+    for case, outcome in zip(exact, run_cases(started, skewed, exact), strict=True):
+        assert outcome.status == "fail"
+        [difference] = outcome.diff
+        assert difference.pointer == "/mode"
+        assert difference.actual == case.expected["mode"] + "!"
 
 
 def test_rust_compares_by_value_never_a_boolean_for_a_number() -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import enum
 import math
 import re
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,7 +30,7 @@ from adapters.messages import (
 )
 from adapters.protocol import Request, known_input_text
 from adapters.python import PythonAdapter, _is_expected
-from adapters.serve import MAX_GROUP, output_text, tab_request, taken_extensions
+from adapters.serve import output_text, tab_request, taken_extensions
 from adapters.worker import WorkerAdapter
 from runners._run import _own_request, run_cases, start_platform
 from runners._vectors import Case, load_vector_file
@@ -260,19 +259,13 @@ def test_the_served_python_child_is_sent_tab_lines_and_passes(mcp_file: Any) -> 
 
 
 def test_a_served_adapter_without_run_line_answers_tab_lines_the_ordinary_way(
-    mcp_file: Any, monkeypatch: pytest.MonkeyPatch
+    mcp_file: Any, served_liar: Any
 ) -> None:
     # miniatures.Liar overrides run: served, its lines go the ordinary way (tab_request).
-    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parent))
-    command = [sys.executable, "-m", "adapters.serve", "miniatures:Liar"]
-    adapter = WorkerAdapter("liar", command, answers_in_groups=MAX_GROUP, expect=True)
-    started = start_platform("liar", adapter)
-    try:
-        assert adapter.tab_run is True
-        outcomes = run_cases(started, mcp_file, mcp_file.cases)
-        failed = [o for o in outcomes if o.status == "fail"]
-        assert failed and all(o.status in ("pass", "fail") for o in outcomes)
-        # Errors pass (acknowledged by code); every output is one "!" off, with its diff.
-        assert all(o.diff and o.diff[0].actual.endswith("!") for o in failed)
-    finally:
-        adapter.stop()
+    adapter, started = served_liar
+    assert adapter.tab_run is True
+    outcomes = run_cases(started, mcp_file, mcp_file.cases)
+    failed = [o for o in outcomes if o.status == "fail"]
+    assert failed and all(o.status in ("pass", "fail") for o in outcomes)
+    # Errors pass (acknowledged by code); every output is one "!" off, with its diff.
+    assert all(o.diff and o.diff[0].actual.endswith("!") for o in failed)
