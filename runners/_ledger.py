@@ -11,11 +11,18 @@ such everywhere, never as a pass), and the gate fails on anything else:
 * an entry naming a case, a content hash or a platform that does not exist.
 
 A **case entry** records how one case fails: the differing JSON pointers, the
-contract error code the platform returns, or a crash. A **cluster entry** covers
+contract error code the platform returns, or a crash and its cause (``{"crash":
+"TypeError"}``; ``{"crash": true}``, any cause, is what a message naming none gets).
+A **cluster entry** covers
 one systematic difference (pointer pattern + kind, ``_clusters.py``) and lists
 every case it covers; each listed case must still diverge in that cluster. A crash
 is a cluster by its cause (kind ``crash UnicodeDecodeError``, ``crash timeout``, ...):
 a case listed there must still crash with that cause.
+
+A platform that failed as a whole (it did not start, could not be restarted, or was
+given up on: ``PLATFORM_FAILURES``) says nothing about any case. No entry may record
+such a crash, or a platform that never ran would gate green; its results stay errors,
+and each ledger of it gets one ``unchecked`` problem instead of one per entry.
 """
 
 from __future__ import annotations
@@ -29,13 +36,17 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from ._clusters import divergences, unledgered_status
+from ._clusters import divergences, result_crash_kind, unledgered_status
 from ._report import case_key
 from ._schemas import SCHEMAS_DIR, pointer
 from ._textsafe import bound
 from .exceptions import HarnessError
 
 UNREVIEWED = "unreviewed: written by `hanzo-conformance expectations --update`"
+# Crash kinds (runners/_clusters.py) that the platform as a whole gives its cases.
+PLATFORM_FAILURES = frozenset({"crash did not start", "crash unavailable", "crash not run"})
+# A case entry's crash recorded without its cause (as before causes were read): any cause.
+ANY_CRASH = {"crash": True}
 
 
 class LedgerFileError(HarnessError):
@@ -75,7 +86,8 @@ class Ledger:
 class GateProblem:
     """A reason the gate fails that is not an unexpected divergence of a result."""
 
-    kind: str  # stale | changed | expired | unknown-case | changed-hash | unknown-platform
+    # stale | changed | expired | unknown-case | changed-hash | unknown-platform | unchecked
+    kind: str
     ledger: str
     platform: str
     message: str
@@ -108,6 +120,13 @@ def load_ledger(path: Path) -> Ledger:
         lines = [f"{pointer(e.absolute_path) or '(root)'}: {bound(e.message, 300)}" for e in errors]
         raise LedgerFileError(f"{path}: invalid expectations file:\n  " + "\n  ".join(lines[:20]))
     for i, raw in enumerate(doc["entries"]):
+        where, kind = _recorded_crash(raw)
+        if kind in PLATFORM_FAILURES:
+            raise LedgerFileError(
+                f"{path}: invalid expectations file:\n  /entries/{i}/{where}: {kind!r} "
+                "is the platform failing as a whole, not a case diverging; a ledger cannot "
+                "record it (make the platform run, then record what its cases do)"
+            )
         try:
             if "expires" in raw:
                 datetime.date.fromisoformat(raw["expires"])
@@ -120,6 +139,14 @@ def load_ledger(path: Path) -> Ledger:
     return Ledger(path, doc["platform"], entries, doc.get("description"))
 
 
+def _recorded_crash(raw: Mapping[str, Any]) -> tuple[str, str | None]:
+    """Where an entry records a crash's kind, and the kind (None if it records none)."""
+    if "cluster" in raw:
+        return "cluster/kind", raw["cluster"]["kind"]
+    cause = raw["fails"].get("crash")
+    return "fails/crash", f"crash {cause}" if isinstance(cause, str) else None
+
+
 def _today() -> datetime.date:
     return datetime.datetime.now(datetime.timezone.utc).date()
 
@@ -130,7 +157,8 @@ def _signature(result: Mapping[str, Any], ignore: set[tuple[str, str]]) -> dict[
     if not rest:
         return {"pointers": []}
     if unledgered_status(result) == "error":
-        return {"crash": True}
+        kind = result_crash_kind(result)  # "crash CAUSE", or "crash" for a cause not named
+        return {"crash": kind[len("crash ") :] if kind != "crash" else True}
     actual = result.get("actual")
     if isinstance(actual, Mapping) and set(actual) == {"error"}:
         code = actual["error"].get("code") if isinstance(actual["error"], Mapping) else None
@@ -155,6 +183,8 @@ class _Applied:
     expired: dict[int, str] = field(default_factory=dict)  # entry index -> its problem
     refs: dict[str, list[tuple[Entry, str]]] = field(default_factory=dict)  # key -> entry, hash
     result_problems: list[GateProblem] = field(default_factory=list)
+    unchecked: int = 0  # results of cases it names that the platform failed as a whole
+    unchecked_why: str = ""  # the first of those results' messages
 
     def problem(self, kind: str, message: str) -> GateProblem:
         return GateProblem(kind, self.where, self.ledger.platform, f"{self.where}: {message}")
@@ -226,6 +256,10 @@ class LedgerGate:
                     cover.case_entry = entry
             if cover.case_entry is None and not cover.cluster_entries:
                 continue
+            if result["status"] == "error" and result_crash_kind(result) in PLATFORM_FAILURES:
+                applied.unchecked += 1
+                applied.unchecked_why = applied.unchecked_why or str(result.get("message"))
+                continue
 
             def problem(kind: str, message: str, applied: _Applied = applied) -> None:
                 applied.result_problems.append(applied.problem(kind, message))
@@ -257,6 +291,14 @@ class LedgerGate:
                 continue
             out.extend(self._entry_problems(applied))
             out.extend(applied.result_problems)
+            if applied.unchecked:
+                out.append(
+                    applied.problem(
+                        "unchecked",
+                        f"{applied.unchecked} result(s) of cases it records were not checked, "
+                        f"because the platform failed as a whole: {bound(applied.unchecked_why)}",
+                    )
+                )
         return out
 
     def _entry_problems(self, applied: _Applied) -> Iterator[GateProblem]:
@@ -316,10 +358,8 @@ def _judge_expected(
     clustered = {e.cluster for e in cover.cluster_entries if e.cluster}
     rest = _signature(result, clustered)
     if cover.case_entry is not None:
-        recorded = dict(cover.case_entry.raw["fails"])
-        if "pointers" in recorded:
-            recorded["pointers"] = sorted(recorded["pointers"])
-        if recorded != rest:
+        recorded = _normalized(cover.case_entry.raw["fails"])
+        if recorded != rest and not (recorded == ANY_CRASH and "crash" in rest):
             matched = False
             problem(
                 "changed",
@@ -337,6 +377,14 @@ def _judge_expected(
             "entries": [e.index for e in entries],
             "reason": "; ".join(dict.fromkeys(e.raw["reason"] for e in entries)),
         }
+
+
+def _normalized(fails: Mapping[str, Any]) -> dict[str, Any]:
+    """A case entry's ``fails`` as ``_signature`` spells it (pointers sorted)."""
+    out = dict(fails)
+    if "pointers" in out:
+        out["pointers"] = sorted(out["pointers"])
+    return out
 
 
 def _describe_keys(keys: Iterable[tuple[str, str]]) -> str:
@@ -359,7 +407,9 @@ def ledger_from_results(
     failing = [
         r
         for r in doc["results"]
-        if r["platform"] == platform and r["status"] in ("fail", "error", "xfail")
+        if r["platform"] == platform
+        and r["status"] in ("fail", "error", "xfail")
+        and not (r["status"] == "error" and result_crash_kind(r) in PLATFORM_FAILURES)
     ]
     by_key: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for r in failing:
@@ -381,7 +431,12 @@ def ledger_from_results(
         if fails == {"pointers": []}:
             continue
         key = case_key(r["domain"], r["case"])
-        review = reviews.get(("case", key, json.dumps(fails, sort_keys=True)), _unreviewed())
+        # A crash reviewed before its cause was recorded keeps that review.
+        review = (
+            reviews.get(("case", key, json.dumps(fails, sort_keys=True)))
+            or ("crash" in fails and reviews.get(("case", key, json.dumps(ANY_CRASH))))
+            or _unreviewed()
+        )
         entries.append(
             {
                 "domain": r["domain"],
@@ -432,19 +487,9 @@ def _previous_reviews(previous: Ledger | None) -> dict[tuple[str, ...], dict[str
             reviews[("cluster", pattern, kind)] = review
         else:
             key = case_key(entry.raw["domain"], entry.raw["case"])
-            fails = dict(entry.raw["fails"])
-            if "pointers" in fails:
-                fails["pointers"] = sorted(fails["pointers"])
+            fails = _normalized(entry.raw["fails"])
             reviews[("case", key, json.dumps(fails, sort_keys=True))] = review
     return reviews
-
-
-def render_gate_problems(problems: Sequence[GateProblem]) -> str:
-    if not problems:
-        return ""
-    lines = [f"expectations: {len(problems)} problem{'s' if len(problems) != 1 else ''}"]
-    lines.extend(f"  {p.kind.upper()}: {bound(p.message, 600)}" for p in problems)
-    return "\n".join(lines)
 
 
 def ledger_text(ledger: Mapping[str, Any]) -> str:

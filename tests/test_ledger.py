@@ -338,6 +338,92 @@ def test_update_refuses_a_run_where_the_platform_did_not_start(capsys, two_cases
     assert not ledger.exists()
 
 
+def test_a_case_entry_records_the_crash_cause_and_holds_the_platform_to_it(
+    capsys, two_cases, tmp_path
+):
+    """Below the cluster threshold a crash is a case entry; it records its cause, and a
+    crash of another cause is a changed failure, not the expected one."""
+    path, _ = two_cases
+    results, ledger = tmp_path / "r.json", tmp_path / "decoder.json"
+    run_crashing(path, results=results, error="TypeError")
+    entries = update(ledger, results)
+    assert [(e["case"], e["fails"]) for e in entries] == [
+        ("hello", {"crash": "TypeError"}),
+        ("empty", {"crash": "TypeError"}),
+    ]
+    capsys.readouterr()
+    assert run_crashing(path, ledger, error="TypeError") == 0
+    assert "2 xfail" in capsys.readouterr().out
+    assert run_crashing(path, ledger, error="RangeError") == 1
+    out = capsys.readouterr().out
+    assert (
+        "sse-frames::hello fails differently than entry #0 (sse-frames::hello) records: "
+        'recorded {"crash": "TypeError"}, now {"crash": "RangeError"}'
+    ) in out
+
+
+def test_a_crash_recorded_without_its_cause_takes_any_cause_and_keeps_its_review(
+    capsys, two_cases, tmp_path
+):
+    path, hashes = two_cases
+    entry = {**hello_entry(hashes), "fails": {"crash": True}, "reason": "reviewed: crashes"}
+    ledger = write_ledger(tmp_path, [entry], platform="decoder")
+    results = tmp_path / "r.json"
+    assert run_crashing(path, ledger, results, error="RangeError") == 1  # "empty" unledgered
+    doc = json.loads(results.read_text())
+    assert {r["case"]: r["status"] for r in doc["results"]} == {"hello": "xfail", "empty": "error"}
+    kept = [e for e in update(ledger, results) if e["case"] == "hello"]
+    assert kept[0]["fails"] == {"crash": "RangeError"}
+    assert kept[0]["reason"] == "reviewed: crashes"
+
+
+NEVER_STARTS = f"{sys.executable} -c 'import sys; sys.exit(3)'"
+
+
+def test_a_platform_that_never_started_never_gates_green(capsys, two_cases, tmp_path):
+    """A ledger whose every entry expects a crash still fails the gate when the platform
+    did not start: its cases stay errors, and the ledger says once that it went unchecked
+    (not one "changed" line per entry)."""
+    path, hashes = two_cases
+    entries = [
+        {**hello_entry(hashes), "fails": {"crash": True}},
+        {**hello_entry(hashes, case="empty", hash=hashes["empty"]), "fails": {"crash": True}},
+    ]
+    ledger = write_ledger(tmp_path, entries, platform="gone")
+    argv = ["run", "--no-default-vectors", "--vectors", str(path)]
+    argv += ["--worker", f"gone={NEVER_STARTS}", "--platform", "gone", "--expectations", ledger]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "DIVERGED: 2 results: 0 pass, 0 fail, 2 error, 0 skip" in out
+    assert "expectations: 1 problem\n  UNCHECKED: " in out
+    assert "2 result(s) of cases it records were not checked, because the platform failed" in out
+    assert "CHANGED" not in out
+
+
+@pytest.mark.parametrize(
+    "entry, where",
+    [
+        ({"cluster": {"pattern": "", "kind": "crash did not start"}}, "cluster/kind"),
+        ({"cluster": {"pattern": "", "kind": "crash not run"}}, "cluster/kind"),
+        ({"fails": {"crash": "unavailable"}}, "fails/crash"),
+    ],
+)
+def test_a_ledger_cannot_record_a_platform_failing_as_a_whole(
+    capsys, two_cases, tmp_path, entry, where
+):
+    path, hashes = two_cases
+    ref = {"domain": "sse-frames", "case": "hello", "hash": hashes["hello"]}
+    raw = {**hello_entry(hashes), **entry}
+    if "cluster" in entry:
+        raw = {"cluster": entry["cluster"], "cases": [ref], "reason": "r", "link": "", "owner": ""}
+    ledger = write_ledger(tmp_path, [raw], platform="gone")
+    argv = ["run", "--no-default-vectors", "--vectors", str(path)]
+    argv += ["--worker", f"gone={NEVER_STARTS}", "--platform", "gone", "--expectations", ledger]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"/entries/0/{where}: " in err and "the platform failing as a whole" in err
+
+
 def test_the_httpx_sse_example_gates_green_on_its_ledger(capsys):
     worker = f"httpx-sse={sys.executable} {ROOT / 'examples/httpx-sse/worker.py'}"
     ledger = ROOT / "examples/httpx-sse/expectations.json"
