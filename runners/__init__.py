@@ -1,15 +1,32 @@
 """hanzo-conformance: shared JSON vectors run against every platform.
 
 The public Python API; the CLI (``hanzo-conformance``) and the pytest plugin are
-built on these names.
+built on these names. They load on first use (PEP 562), so importing one small
+module of the package (the console script's ``runners._console``) imports nothing else.
 """
 
-from ._compare import Difference, diff
-from ._outcomes import Outcome
-from ._report import document, render_text
-from ._run import StartedPlatform, run_cases, run_matrix, start_platform
-from ._vectors import Case, VectorFile, load_vector_file, load_vectors
-from .exceptions import HarnessError, PlatformUnavailable, Problem, VectorFileError
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._compare import Difference, diff
+    from ._outcomes import Outcome
+    from ._report import document, render_text
+    from ._run import StartedPlatform, run_cases, run_matrix, start_platform
+    from ._vectors import Case, VectorFile, load_vector_file, load_vectors
+    from .exceptions import HarnessError, PlatformUnavailable, Problem, VectorFileError
+
+_HOMES = {
+    "._compare": ("Difference", "diff"),
+    "._outcomes": ("Outcome",),
+    "._report": ("document", "render_text"),
+    "._run": ("StartedPlatform", "run_cases", "run_matrix", "start_platform"),
+    "._vectors": ("Case", "VectorFile", "load_vector_file", "load_vectors"),
+    ".exceptions": ("HarnessError", "PlatformUnavailable", "Problem", "VectorFileError"),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "Case",
@@ -30,3 +47,12 @@ __all__ = [
     "run_matrix",
     "start_platform",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # once: later lookups do not come here
+    return value

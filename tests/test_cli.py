@@ -162,3 +162,13 @@ def test_fmt_never_touches_an_invalid_file(capsys, write_vectors):
 def test_the_project_vectors_are_canonical(capsys):
     code, out, _ = run_cli(capsys, "fmt", "--check")
     assert code == 0, out
+
+
+def test_every_public_name_of_the_package_loads_on_first_use() -> None:
+    import runners
+
+    assert sorted(runners.__all__) == sorted(runners._HOME)
+    for name in runners.__all__:
+        assert getattr(runners, name).__name__ == name
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        _ = runners.nothing

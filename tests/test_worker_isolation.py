@@ -257,6 +257,32 @@ def test_a_signal_stops_workers_and_reports_what_finished(
     assert survivors(pids) == []
 
 
+# The console script's start, with a Ctrl-C arriving while a module the CLI needs loads.
+INTERRUPTED_IMPORT = """
+import sys
+
+class CtrlC:
+    def find_spec(self, name, path=None, target=None):
+        if name == "jsonschema":
+            raise KeyboardInterrupt
+
+sys.meta_path.insert(0, CtrlC())
+from runners._console import main
+assert "jsonschema" not in sys.modules, "the console script loaded the CLI before its guard"
+sys.exit(main())
+"""
+
+
+def test_a_ctrl_c_while_the_cli_loads_ends_quietly_with_130() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_IMPORT, "validate"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (130, "hanzo-conformance: interrupted\n")
+
+
 def test_a_run_started_with_sigint_ignored_keeps_ignoring_it(
     write_vectors: Any, tmp_path: Path
 ) -> None:
