@@ -40,7 +40,7 @@ from strategies import Property
 from ._compare import diff, rules_for
 from ._generate_backend import NAME as BACKEND
 from ._generate_backend import Steering, backend, current_example, rewind, steered
-from ._generate_known import Cause, answer_causes
+from ._generate_known import Cause, answer_causes, input_key
 from ._run import StartedPlatform, run_batch_in_order
 from ._schemas import domain_schema
 
@@ -113,6 +113,7 @@ class Stats:
     property_seconds: float = 0.0
     clause_hits: Counter[str] = field(default_factory=Counter)
     known: int = 0  # answers that diverged only in a ledger's recorded causes (--expectations)
+    known_cases: int = 0  # answers to the input of a corpus case a ledger names
     skipped: Counter[str] = field(default_factory=Counter)  # per platform: answered `skip`
 
     @property
@@ -545,6 +546,7 @@ class Search:
         others: Sequence[StartedPlatform],
         rules: Sequence[Mapping[str, Any]] = (),
         known: Mapping[str, frozenset[Cause]] | None = None,
+        known_inputs: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
         module = strategies.load(domain)
         if module is None:
@@ -558,6 +560,8 @@ class Search:
         self.rules = list(rules)
         # Per platform, the divergences its ledger records (runners._generate_known).
         self.known = dict(known or {})
+        # Per platform, the inputs of the corpus cases its ledger names (input key -> id).
+        self.known_inputs = dict(known_inputs or {})
         schema = domain_schema(domain)
         self.output_schema = schema.output if schema else None
         self.stats = Stats()
@@ -779,6 +783,10 @@ class Search:
         known = self.known.get(platform)
         if known is None:
             return why
+        ledgered = self.known_inputs.get(platform)
+        if ledgered and input_key(case_input) in ledgered:
+            self.stats.known_cases += 1
+            return None
         causes = answer_causes(case_input, expected, actual, self.rules, self.output_schema)
         new = causes - known
         if causes and not new:

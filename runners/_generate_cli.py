@@ -16,8 +16,8 @@ from typing import Any
 
 from ._candidates import as_case, not_a_vector_input, write_candidate
 from ._generate import REFERENCE, Finding, Search, Stats
-from ._generate_known import Cause, known_causes
-from ._ledger import load_ledger
+from ._generate_known import Cause, known_causes, ledgered_inputs
+from ._ledger import Ledger, load_ledger
 from ._platforms import factories, start_all, stop_all
 from ._resources import project_dir
 from ._run import StartedPlatform
@@ -75,10 +75,11 @@ def run_domain(
     args: argparse.Namespace,
     seed: int,
     known: dict[str, frozenset[Cause]] | None = None,
+    ledgers: Sequence[Ledger] = (),
 ) -> tuple[list[Finding], Search]:
     corpus = _corpus(domain, args.vectors_dir)
     rules = corpus.comparison if corpus else ()
-    search = Search(domain, reference, others, rules, known)
+    search = Search(domain, reference, others, rules, known, ledgered_inputs(ledgers, corpus))
     findings = []
     try:
         finding = search.search(args.max_examples, seed, args.batch)
@@ -148,7 +149,8 @@ def _generate(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.randrange(2**32)
     names = list(dict.fromkeys([REFERENCE, *args.platform])) if args.platform else None
     chosen = factories(names, args.worker, args.case_timeout, args.in_process)
-    known = known_causes([load_ledger(Path(p)) for p in getattr(args, "expectations", [])])
+    ledgers = [load_ledger(Path(p)) for p in getattr(args, "expectations", [])]
+    known = known_causes(ledgers)
     stray = sorted(set(known) - {name for name, _ in chosen if name != REFERENCE})
     if stray:
         raise HarnessError(
@@ -184,7 +186,7 @@ def _generate(args: argparse.Namespace) -> int:
             print(f"{domain}: {REFERENCE} (reference) vs {compared}")
             if skipped:
                 print(f"  not implemented by: {', '.join(skipped)}")
-            findings, search = run_domain(domain, reference, others, args, seed, known)
+            findings, search = run_domain(domain, reference, others, args, seed, known, ledgers)
             stats = search.stats
             print(
                 f"  {stats.cases} generated cases in {stats.seconds:.2f} s "
@@ -197,6 +199,11 @@ def _generate(args: argparse.Namespace) -> int:
                 print(f"  {name} answered skip (not applicable) to {share} cases: not compared")
             if stats.known:
                 print(f"  {stats.known} answers diverged only in known causes (--expectations)")
+            if stats.known_cases:
+                print(
+                    f"  {stats.known_cases} answers were to inputs of vectors a ledger records "
+                    "(--expectations; run gates them)"
+                )
             for finding in findings:
                 print("\n".join(_describe_finding(finding)))
                 refused = not_a_vector_input(finding)

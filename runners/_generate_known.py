@@ -11,19 +11,24 @@ nobody has recorded yet. A crash is a cluster by its cause (``crash UnicodeDecod
 A divergence outside every recorded cluster, a crash with another cause included, is
 still a disagreement, shrunk and reported.
 
-Case entries name corpus cases by id and content hash, which a generated input has
-not: only cluster entries apply here.
+A generated input equal to the input of a corpus case that the ledger names (any
+entry, at the case's current hash) is known too, whatever the platform answers: a
+shrunk input often lands on the very vector an earlier search promoted, and ``run``
+already gates how that case fails.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ._clusters import crash_kind, result_keys
 from ._compare import Difference, diff, rules_for
 from ._ledger import Ledger
+from ._report import case_key
 from ._schemas import pointer
+from ._vectors import VectorFile
 
 Cause = tuple[str, str]  # (pointer pattern, kind): a cluster key
 
@@ -35,6 +40,29 @@ def known_causes(ledgers: Sequence[Ledger]) -> dict[str, frozenset[Cause]]:
         keys = causes.setdefault(ledger.platform, set())
         keys.update(e.cluster for e in ledger.entries if e.cluster)
     return {platform: frozenset(keys) for platform, keys in causes.items()}
+
+
+def input_key(case_input: Any) -> str:
+    """An input's text for matching one to another (key order aside)."""
+    return json.dumps(case_input, sort_keys=True, ensure_ascii=False, default=repr)
+
+
+def ledgered_inputs(
+    ledgers: Sequence[Ledger], corpus: VectorFile | None
+) -> dict[str, dict[str, str]]:
+    """Per platform, the inputs of the corpus cases its ledgers name: input key -> case id."""
+    inputs: dict[str, dict[str, str]] = {}
+    if corpus is None:
+        return inputs
+    cases = {(case_key(corpus.domain, c.id), c.content_hash()): c for c in corpus.cases}
+    for ledger in ledgers:
+        mine = inputs.setdefault(ledger.platform, {})
+        for entry in ledger.entries:
+            for ref in entry.cases:
+                case = cases.get((case_key(ref["domain"], ref["case"]), ref["hash"]))
+                if case is not None:
+                    mine[input_key(case.input)] = case.id
+    return inputs
 
 
 def _code(answer: Mapping[str, Any]) -> Any:

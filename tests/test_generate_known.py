@@ -26,7 +26,7 @@ from adapters.protocol import Request, Response
 from adapters.python import PythonAdapter
 from runners._cli import main
 from runners._generate import Search
-from runners._generate_known import known_causes
+from runners._generate_known import known_causes, ledgered_inputs
 from runners._ledger import load_ledger
 from runners._run import start_platform
 from runners._vectors import load_vector_file
@@ -107,6 +107,38 @@ def test_an_answer_with_one_unrecorded_cause_is_still_a_finding(tmp_path: Path) 
     assert "not in its ledger: /frames/*" in verdict["named"], verdict
     _, [clean] = s.disagreements([{"chunks": ["data: a\n\n"]}])
     assert clean == {}  # only the recorded cause
+
+
+def test_the_input_of_a_vector_the_ledger_records_is_not_found_again(tmp_path: Path) -> None:
+    """A shrunk input often lands on a vector an earlier search promoted: if the ledger
+    names that case, the input is known (run gates how it fails); the same divergence on
+    any other input is still a finding."""
+    corpus = load_vector_file(ROOT / "vectors/sse-frames.json")
+    [case] = [c for c in corpus.cases if c.id == "single-data-frame"]
+    entry = {
+        "domain": "sse-frames",
+        "case": case.id,
+        "hash": case.content_hash(),
+        "fails": {"pointers": ["/frames/0/event"]},
+        "reason": "recorded on purpose for this test",
+        "link": "",
+        "owner": "tests",
+    }
+    path = tmp_path / "named.json"
+    path.write_text(json.dumps({"platform": "named", "entries": [entry]}), encoding="utf-8")
+    ledgers = [load_ledger(path)]
+    reference = start_platform("python", PythonAdapter())
+    s = Search(
+        "sse-frames",
+        reference,
+        [start_platform("named", NamesEveryEvent("named"))],
+        known=known_causes(ledgers),
+        known_inputs=ledgered_inputs(ledgers, corpus),
+    )
+    assert s.known == {"named": frozenset()}  # a case entry records no cause
+    _, verdicts = s.disagreements([dict(case.input), {"chunks": ["\n", *case.input["chunks"]]}])
+    assert verdicts[0] == {} and s.stats.known_cases == 1
+    assert "not in its ledger: /frames/*/event: null -> string" in verdicts[1]["named"]
 
 
 @pytest.fixture
