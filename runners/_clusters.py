@@ -40,7 +40,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._report import case_key
+from ._report import case_key, violation_kind
 from ._textsafe import bound, shown
 
 _INDEX = re.compile(r"^(0|[1-9][0-9]*)$")
@@ -227,7 +227,7 @@ def divergences(result: Mapping[str, Any]) -> Iterator[Divergence]:
     for d in result.get("diff", ()):
         yield Divergence(pointer_pattern(d["pointer"]), difference_kind(d), d)
     for s in result.get("schema_errors", ()):
-        yield Divergence(pointer_pattern(s["pointer"]), "output schema", s)
+        yield Divergence(pointer_pattern(s["pointer"]), violation_kind(s), s)
 
 
 def result_keys(result: Mapping[str, Any]) -> set[tuple[str, str]]:
@@ -326,7 +326,7 @@ def clusters(
 
 def _example_line(c: Cluster) -> str:
     e = c.example or {}
-    if is_crash(c.kind) or c.kind == "output schema":
+    if is_crash(c.kind) or c.kind in ("output schema", "not I-JSON"):
         return f"e.g. {bound(str(e.get('message', '')), 160)}"
     expected = shown(e["expected"], 80) if "expected" in e else "(absent)"
     actual = shown(e["actual"], 80) if "actual" in e else "(absent)"
@@ -370,7 +370,7 @@ def annotate_result(r: dict[str, Any]) -> None:
     for d in r.get("diff", ()):
         d["cluster"] = cluster_id(pointer_pattern(d["pointer"]), difference_kind(d))
     for s in r.get("schema_errors", ()):
-        s["cluster"] = cluster_id(pointer_pattern(s["pointer"]), "output schema")
+        s["cluster"] = cluster_id(pointer_pattern(s["pointer"]), violation_kind(s))
 
 
 def annotate(doc: dict[str, Any]) -> None:

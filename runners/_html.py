@@ -289,7 +289,7 @@ function select(key, li) {
       }
     }
     if (actual !== undefined) sec.append(el("details", {}, el("summary", {}, "actual output"), el("pre", {class: "actual"}, show(actual))));
-    for (const e of r.schema_errors || []) sec.append(el("p", {}, "output schema: " + (e.pointer || "(root)") + ": " + esc(e.message)));
+    for (const e of r.schema_errors || []) sec.append(el("p", {}, (e.rule === "i-json" ? "not I-JSON: " : "output schema: ") + (e.pointer || "(root)") + ": " + esc(e.message)));
     if (r.detail) sec.append(el("h4", {}, "detail"), el("pre", {}, esc(r.detail)));
     box.append(sec);
   }

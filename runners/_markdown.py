@@ -11,7 +11,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._clusters import clusters
-from ._report import STATUSES, _chunkings, _group_by_value, case_key, skipped_whole
+from ._report import (
+    STATUSES,
+    _chunkings,
+    _group_by_value,
+    case_key,
+    skipped_whole,
+    violation_kind,
+)
 from ._textsafe import bound, shown
 
 MAX_DIVERGENCES_SHOWN = 200
@@ -143,7 +150,8 @@ def _divergences(doc: Mapping[str, Any]) -> list[str]:
             lines.append("- " + (shown(d["expected"]) if "expected" in d else "(absent)"))
             lines.append("+ " + (shown(d["actual"]) if "actual" in d else "(absent)"))
         for s in r.get("schema_errors", ())[:20]:
-            lines.append(f"! output schema {s['pointer'] or '(root)'}: {bound(s['message'])}")
+            kind = violation_kind(s)
+            lines.append(f"! {kind} {s['pointer'] or '(root)'}: {bound(s['message'])}")
         safe = [line.replace("```", "`\u200b``") for line in lines]
         out += ["```diff", *safe, "```", "", "</details>", ""]
     if len(bad) > MAX_DIVERGENCES_SHOWN:

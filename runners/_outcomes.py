@@ -22,11 +22,16 @@ class SchemaViolation:
     pointer: str
     message: str
     variant: str | None = None
+    # None: the domain's output schema; "i-json": a string or key no UTF-8 JSON can hold
+    # (RFC 7493), which every output must be and no JSON Schema can say.
+    rule: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = {"pointer": self.pointer, "message": self.message}
         if self.variant is not None:
             out["variant"] = self.variant
+        if self.rule is not None:
+            out["rule"] = self.rule
         return out
 
 
@@ -344,8 +349,9 @@ def _lone_surrogate(value: Any, at: str = "") -> tuple[str, str] | None:
     return None
 
 
-def not_i_json(response: Mapping[str, Any]) -> str | None:
-    """Why an output or error cannot be written as UTF-8 JSON (I-JSON, RFC 7493), if it cannot."""
+def not_i_json(response: Mapping[str, Any]) -> SchemaViolation | None:
+    """Why an output or error cannot be written as UTF-8 JSON (I-JSON, RFC 7493), if it
+    cannot: at the output's pointer that holds it, or the whole answer's for an error."""
     for key in ("output", "error"):
         if key not in response:
             continue
@@ -359,7 +365,8 @@ def not_i_json(response: Mapping[str, Any]) -> str | None:
         shown = json.dumps(text)  # ASCII, so the surrogate shows as its \\u escape
         if len(shown) > 200:
             shown = shown[:200] + "..."
-        return f"{key} is not valid I-JSON: a lone surrogate in {shown} at {where}"
+        message = f"{key} is not valid I-JSON: a lone surrogate in {shown} at {where}"
+        return SchemaViolation(pointer if key == "output" else "", message, rule="i-json")
     return None
 
 
@@ -465,7 +472,8 @@ class Judgement:
                 case.content_hash(),
                 platform,
                 "fail",
-                message=f"{platform}{name}: {trouble}",
+                schema_errors=(replace(trouble, variant=variant),),
+                message=f"{platform}{name}: {trouble.message}",
                 variant=variant,
                 input=case.input,
             )

@@ -164,6 +164,11 @@ def _group_by_value(
     return list(groups.values())
 
 
+def violation_kind(violation: Mapping[str, Any]) -> str:
+    """A ``schema_errors`` entry's kind: the output schema's, or I-JSON's (a lone surrogate)."""
+    return "not I-JSON" if violation.get("rule") == "i-json" else "output schema"
+
+
 def _group_schema_errors(
     errors: Sequence[Mapping[str, Any]],
 ) -> list[tuple[Mapping[str, Any], list[str | None]]]:
@@ -218,7 +223,8 @@ def render_problem(
     schema_groups = _group_schema_errors(result.get("schema_errors", []))
     for s, variants in schema_groups[:limit]:
         where = bound(s["pointer"] or "(root)", 200)
-        lines.append(f"  output schema: {where}: {bound(s['message'])}{_chunkings(variants)}")
+        message = bound(s["message"])
+        lines.append(f"  {violation_kind(s)}: {where}: {message}{_chunkings(variants)}")
     if len(schema_groups) > limit:
         lines.append(f"  … and {len(schema_groups) - limit} more schema violations")
     if result.get("detail"):

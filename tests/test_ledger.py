@@ -377,6 +377,46 @@ def test_a_crash_recorded_without_its_cause_takes_any_cause_and_keeps_its_review
     assert kept[0]["reason"] == "reviewed: crashes"
 
 
+def lone_surrogate_data(output):
+    for frame in output["frames"]:
+        frame["data"] += "\ud800"
+    return output
+
+
+def test_an_output_no_json_can_hold_is_a_divergence_a_ledger_can_record(
+    capsys, two_cases, tmp_path
+):
+    """A lone surrogate in an output cannot be written into the results; it still has a
+    place (its pointer) and a kind, so it is clustered, reported and ledgered like any
+    other divergence (it was a fail with no divergence: no entry could match it)."""
+    path, _ = two_cases
+    register_platform("lone", lambda: miniatures.Rewriter("lone", lone_surrogate_data))
+    argv = ["run", "--no-default-vectors", "--vectors", str(path), "--platform", "lone"]
+    results, ledger = tmp_path / "r.json", tmp_path / "lone.json"
+    try:
+        assert main([*argv, "--format", "json", "--output", str(results)]) == 1
+        doc = json.loads(results.read_text())
+        results_validator().validate(doc)
+        [failed] = [r for r in doc["results"] if r["status"] == "fail"]
+        [violation] = failed["schema_errors"]
+        assert (violation["pointer"], violation["rule"]) == ("/frames/0/data", "i-json")
+        assert [(c["pattern"], c["kind"]) for c in doc["summary"]["clusters"]] == [
+            ("/frames/*/data", "not I-JSON")
+        ]
+        capsys.readouterr()
+        assert main(["report", str(results)]) == 1
+        out = capsys.readouterr().out
+        assert "lone: 1 case, /frames/*/data: not I-JSON" in out
+        assert "  not I-JSON: /frames/0/data: output is not valid I-JSON" in out
+        [entry] = update(ledger, results)
+        assert entry["fails"] == {"pointers": ["/frames/0/data"]}
+        capsys.readouterr()
+        assert main([*argv, "--expectations", str(ledger)]) == 0
+        assert "1 xfail" in capsys.readouterr().out
+    finally:
+        unregister_platform("lone")
+
+
 NEVER_STARTS = f"{sys.executable} -c 'import sys; sys.exit(3)'"
 
 
