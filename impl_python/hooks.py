@@ -197,7 +197,11 @@ def _unpassable(env: Mapping[str, str]) -> str | None:
     bad = (
         name
         for name, value in env.items()
-        if "\0" in value or len(name.encode()) + 1 + len(value.encode()) > MAX_ENV_ENTRY_BYTES
+        if not name
+        or "=" in name
+        or "\0" in name
+        or "\0" in value
+        or len(name.encode()) + 1 + len(value.encode()) > MAX_ENV_ENTRY_BYTES
     )
     return min(bad, default=None)
 

@@ -70,6 +70,8 @@ EXITS = (0, 2, 1, 3, 255)
 SIGNALS = ("TERM", "KILL", "HUP")
 SESSIONS = ("sess-1", "", "sess-ü-日本")
 NOTES = ("x", "ñandú", "a\u0000b", "")
+# Names no environment entry can carry (HOOK-7): "NOTE=set" would read as NOTE.
+UNPASSABLE_NAMES = ("NOTE=set", "", "NO\u0000TE", "=x")
 OBSERVE = ("HANZO_TOOL_INPUT", "HANZO_TOOL_NAME", "HANZO_SESSION_ID", "HANZO_TOOL_OUTPUT", "NOTE")
 OUTPUTS = ("ok", "", "é\n😀")
 # Around the 131071-byte entry limit (HOOK-7): "HANZO_TOOL_INPUT=" and '{"blob":"..."}'
@@ -141,6 +143,8 @@ def decode(record: bytes) -> dict[str, Any]:
         env["NOTE"] = NOTES[env_b >> 1 & 3]
     if env_b >> 3 & 3 == 3:
         env["HANZO_TOOL_OUTPUT"] = "stale"  # HOOK-5: a pre-hook must not see it
+    elif env_b >> 3 & 3 == 2:
+        env[UNPASSABLE_NAMES[env_b >> 1 & 3]] = "v"
     case: dict[str, Any] = {
         "hooks": hooks,
         "event": event,

@@ -54,7 +54,8 @@ export function unpassable(env) {
   /** @type {string | null} */
   let least = null;
   for (const [name, value] of Object.entries(env)) {
-    if (value.includes("\0") || Buffer.byteLength(name) + 1 + Buffer.byteLength(value) > MAX_ENV_ENTRY_BYTES) {
+    const badName = name === "" || name.includes("=") || name.includes("\0");
+    if (badName || value.includes("\0") || Buffer.byteLength(name) + 1 + Buffer.byteLength(value) > MAX_ENV_ENTRY_BYTES) {
       if (least === null || compareCodePoints(name, least) < 0) least = name;
     }
   }

@@ -44,8 +44,12 @@ pub enum Ending {
 pub fn unpassable(env: &BTreeMap<OsString, OsString>) -> Option<String> {
     env.iter()
         .find(|(name, value)| {
-            let value = value.as_bytes();
-            value.contains(&0) || name.len() + 1 + value.len() > MAX_ENV_ENTRY_BYTES
+            let (name, value) = (name.as_bytes(), value.as_bytes());
+            name.is_empty()
+                || name.contains(&b'=')
+                || name.contains(&0)
+                || value.contains(&0)
+                || name.len() + 1 + value.len() > MAX_ENV_ENTRY_BYTES
         })
         .map(|(name, _)| name.to_string_lossy().into_owned())
 }
@@ -56,7 +60,7 @@ fn kill_group(pid: Pid) {
 }
 
 /// `/bin/sh -c command`, the `NAME=value` entries and the working directory as C
-/// strings; None when one holds a NUL (HOOK-7 has already refused NULs in values).
+/// strings; None when one holds a NUL (HOOK-7 has already refused NULs in names and values).
 fn c_strings(
     command: &str,
     env: &BTreeMap<OsString, OsString>,
