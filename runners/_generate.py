@@ -115,6 +115,8 @@ class Stats:
     known: int = 0  # answers that diverged only in a ledger's recorded causes (--expectations)
     known_cases: int = 0  # answers to the input of a corpus case a ledger names
     skipped: Counter[str] = field(default_factory=Counter)  # per platform: answered `skip`
+    # per platform: property probes it answered `skip` (not checked against the property)
+    property_skipped: Counter[str] = field(default_factory=Counter)
 
     @property
     def cases_per_second(self) -> float:
@@ -996,7 +998,11 @@ class Search:
             for i, (probe, plan) in enumerate(zip(probes, plans, strict=True)):
                 reasons = {}
                 for name, responses in answers.items():
-                    why = prop.check(probe, responses[at : at + len(plan)])
+                    mine = responses[at : at + len(plan)]
+                    if any("skip" in r for r in mine):  # declined: the property is not its
+                        self.stats.property_skipped[name] += 1
+                        continue
+                    why = prop.check(probe, mine)
                     if why:
                         reasons[name] = why
                 at += len(plan)

@@ -194,6 +194,8 @@ def _generate(args: argparse.Namespace) -> int:
                 f"not run again), {stats.examples} examples"
                 + (f"; properties {stats.property_seconds:.2f} s" if stats.property_seconds else "")
             )
+            for name, count in sorted(stats.property_skipped.items()):
+                print(f"  {name} answered skip (not applicable) to {count:,} property probes")
             for name, count in sorted(stats.skipped.items()):
                 share = "all" if count == stats.cases else f"{count:,} of the {stats.cases:,}"
                 print(f"  {name} answered skip (not applicable) to {share} cases: not compared")

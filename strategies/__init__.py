@@ -168,6 +168,8 @@ def described(response: Response) -> str:
         text = repr(response["output"])
     elif "error" in response:
         text = f"error {response['error'].get('code')}"
+    elif "skip" in response:
+        text = f"skip ({response['skip'].get('reason', '')})"
     else:
         text = f"crash {response.get('crash', {}).get('message', '')}"
     return text if len(text) <= 200 else text[:197] + "..."

@@ -1,5 +1,6 @@
 """oauth-pkce: verifier lengths at 42/43/128/129, every unreserved character and
-near-misses (+, /, =, space, non-ASCII, NUL); and generate() yielding valid pairs."""
+near-misses (+, /, =, space, LF, CR, non-ASCII, NUL), the last character most of all;
+and generate() yielding valid pairs."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from hypothesis import strategies as st
 from . import Property, Response, described, records
 
 UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-NEAR_MISSES = "+/= %\x00\t\u00e9\U0001f600\u0661"
+# LF and CR last: a final LF is what a regex check with `$` lets through (Python's `$`
+# also matches before a final newline), as Authlib 1.9.6's CODE_VERIFIER_PATTERN does.
+NEAR_MISSES = "+/= %\x00\t\u00e9\U0001f600\u0661\n\r"
 
 
 # The length, a near miss (which and where), then one byte per character; longer
@@ -32,7 +35,8 @@ def decode(record: bytes) -> dict[str, Any]:
     text = record[3 : 3 + VERIFIER_BYTES].translate(_AS_UNRESERVED).decode("ascii")
     chars = list((text * (size // VERIFIER_BYTES + 1))[:size])
     if chars and record[1] % 4 == 3:
-        chars[record[2] % len(chars)] = NEAR_MISSES[record[1] // 4 % len(NEAR_MISSES)]
+        at = len(chars) - 1 if record[2] == 255 else record[2] % len(chars)
+        chars[at] = NEAR_MISSES[record[1] // 4 % len(NEAR_MISSES)]
     return {"verifier": "".join(chars)}
 
 

@@ -200,6 +200,28 @@ def test_a_published_package_searched_past_its_ledger(capsys: Any) -> None:
     assert "not in its ledger: " in line, line
 
 
+def test_the_search_finds_authlibs_final_newline_and_leaves_its_generate_alone(
+    capsys: Any,
+) -> None:
+    """Authlib 1.9.6 accepts a verifier ending in LF (a regex `$`); the search shrinks to
+    such a verifier. Its worker answers the generate probes `skip` (Authlib has no PKCE
+    generate()): reported as not applicable, never as a broken property."""
+    worker = f"authlib={sys.executable} {ROOT / 'examples/authlib/worker.py'}"
+    code = main(
+        [
+            *("generate", "--domain", "oauth-pkce", "--platform", "python", "--worker", worker),
+            *("--seed", "1", "--max-examples", "300", "--no-write"),
+            *("--vectors-dir", str(ROOT / "vectors")),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "authlib answered skip (not applicable) to " in out and " property probes" in out
+    assert "property (" not in out, out
+    [shrunk] = [ln.strip() for ln in out.splitlines() if ln.strip().startswith('{"verifier"')]
+    assert json.loads(shrunk)["verifier"].endswith("\n"), shrunk
+
+
 # -- a recorded crash cause ------------------------------------------------------
 
 DECODE_CRASH = {"pattern": "", "kind": "crash UnicodeDecodeError"}

@@ -486,6 +486,21 @@ def test_the_httpx_sse_example_gates_green_on_its_ledger(capsys):
     assert "127 cases (all xfail), /frames/*/id: null -> string" in out
 
 
+def test_authlib_accepts_a_verifier_ending_in_lf_and_gates_green_on_its_ledger(capsys):
+    """Authlib 1.9.6 (PyPI), its server-side check of a code_verifier: Python's `$`
+    matches before a final newline, so a verifier ending in LF passes its pattern."""
+    worker = f"authlib={sys.executable} {ROOT / 'examples/authlib/worker.py'}"
+    argv = ["run", "--worker", worker, "--platform", "authlib", "--domain", "oauth-pkce"]
+    assert main(argv) == 1
+    out, _ = capsys.readouterr()
+    assert "authlib: 2 cases, (whole output): error invalid_verifier -> output" in out
+    assert "FAIL oauth-pkce::length-128-then-newline [authlib]" in out
+    code = main([*argv, "--expectations", str(ROOT / "examples/authlib/expectations.json")])
+    out, _ = capsys.readouterr()
+    assert code == 0, out[-3000:]
+    assert "51 pass, 0 fail, 0 error, 0 skip, 2 xfail" in out
+
+
 def test_hanzos_own_sdk_gates_green_on_its_ledger_and_fails_without_it(capsys):
     """hanzoai 2.1.3 (Hanzo's published Python SDK, examples/hanzoai/): its SSE decoder
     crashes on ill-formed UTF-8 and parses retry with int(); the ledger records that."""
