@@ -464,23 +464,18 @@ def test_a_ledger_cannot_record_a_platform_failing_as_a_whole(
     assert f"/entries/0/{where}: " in err and "the platform failing as a whole" in err
 
 
+def run_example(capsys, name, domain, ledger=False):
+    """``run`` on the worker of ``examples/NAME/`` (with its ledger if ``ledger``)."""
+    worker = f"{name}={sys.executable} {ROOT / 'examples' / name / 'worker.py'}"
+    argv = ["run", "--worker", worker, "--platform", name, "--domain", domain]
+    if ledger:
+        argv += ["--expectations", str(ROOT / "examples" / name / "expectations.json")]
+    code = main(argv)
+    return code, capsys.readouterr().out
+
+
 def test_the_httpx_sse_example_gates_green_on_its_ledger(capsys):
-    worker = f"httpx-sse={sys.executable} {ROOT / 'examples/httpx-sse/worker.py'}"
-    ledger = ROOT / "examples/httpx-sse/expectations.json"
-    code = main(
-        [
-            "run",
-            "--worker",
-            worker,
-            "--platform",
-            "httpx-sse",
-            "--domain",
-            "sse-frames",
-            "--expectations",
-            str(ledger),
-        ]
-    )
-    out, _ = capsys.readouterr()
+    code, out = run_example(capsys, "httpx-sse", "sse-frames", ledger=True)
     assert code == 0, out[-3000:]
     assert " 0 fail, 0 error" in out and "141 xfail" in out
     assert "127 cases (all xfail), /frames/*/id: null -> string" in out
@@ -489,14 +484,11 @@ def test_the_httpx_sse_example_gates_green_on_its_ledger(capsys):
 def test_authlib_accepts_a_verifier_ending_in_lf_and_gates_green_on_its_ledger(capsys):
     """Authlib 1.9.6 (PyPI), its server-side check of a code_verifier: Python's `$`
     matches before a final newline, so a verifier ending in LF passes its pattern."""
-    worker = f"authlib={sys.executable} {ROOT / 'examples/authlib/worker.py'}"
-    argv = ["run", "--worker", worker, "--platform", "authlib", "--domain", "oauth-pkce"]
-    assert main(argv) == 1
-    out, _ = capsys.readouterr()
+    code, out = run_example(capsys, "authlib", "oauth-pkce")
+    assert code == 1
     assert "authlib: 2 cases, (whole output): error invalid_verifier -> output" in out
     assert "FAIL oauth-pkce::length-128-then-newline [authlib]" in out
-    code = main([*argv, "--expectations", str(ROOT / "examples/authlib/expectations.json")])
-    out, _ = capsys.readouterr()
+    code, out = run_example(capsys, "authlib", "oauth-pkce", ledger=True)
     assert code == 0, out[-3000:]
     assert "51 pass, 0 fail, 0 error, 0 skip, 2 xfail" in out
 
@@ -504,15 +496,11 @@ def test_authlib_accepts_a_verifier_ending_in_lf_and_gates_green_on_its_ledger(c
 def test_hanzos_own_sdk_gates_green_on_its_ledger_and_fails_without_it(capsys):
     """hanzoai 2.1.3 (Hanzo's published Python SDK, examples/hanzoai/): its SSE decoder
     crashes on ill-formed UTF-8 and parses retry with int(); the ledger records that."""
-    worker = f"hanzoai={sys.executable} {ROOT / 'examples/hanzoai/worker.py'}"
-    argv = ["run", "--worker", worker, "--platform", "hanzoai", "--domain", "sse-frames"]
-    assert main(argv) == 1
-    out, _ = capsys.readouterr()
+    code, out = run_example(capsys, "hanzoai", "sse-frames")
+    assert code == 1
     assert "hanzoai crashed: UnicodeDecodeError" in out
     assert "/frames/*/retry: null -> number" in out
-    ledger = ROOT / "examples/hanzoai/expectations.json"
-    code = main([*argv, "--expectations", str(ledger)])
-    out, _ = capsys.readouterr()
+    code, out = run_example(capsys, "hanzoai", "sse-frames", ledger=True)
     assert code == 0, out[-3000:]
     assert "129 pass, 0 fail, 0 error, 0 skip, 36 xfail" in out
     assert "17 cases (all xfail), (whole output): crash UnicodeDecodeError" in out

@@ -13,7 +13,9 @@ Authlib has no PKCE ``generate()`` (its client documentation makes a verifier wi
 ``generate_token(48)``: 48 alphanumerics, a valid verifier but not PKCE-5's 43
 base64url characters from 32 random bytes), so a ``generate`` request is answered
 ``skip``, never compared as if it were one. Nothing is corrected: the ledger next to
-this file records where Authlib differs.
+this file records where Authlib differs. Like every example worker it is
+self-contained (its protocol loop is the httpx-sse worker's), so that it can be copied
+into the repository of whoever gates on it.
 """
 
 from __future__ import annotations
