@@ -91,14 +91,18 @@ class GateProblem:
     ledger: str
     platform: str
     message: str
+    cases: tuple[str, ...] = ()  # for stale: every case the problem is about (domain::case)
 
-    def to_json(self) -> dict[str, str]:
-        return {
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "kind": self.kind,
             "ledger": self.ledger,
             "platform": self.platform,
             "message": self.message,
         }
+        if self.cases:
+            out["cases"] = list(self.cases)
+        return out
 
 
 def _validator() -> Draft202012Validator:
@@ -183,11 +187,33 @@ class _Applied:
     expired: dict[int, str] = field(default_factory=dict)  # entry index -> its problem
     refs: dict[str, list[tuple[Entry, str]]] = field(default_factory=dict)  # key -> entry, hash
     result_problems: list[GateProblem] = field(default_factory=list)
+    stale: dict[int, list[str]] = field(default_factory=dict)  # entry index -> cases now passing
     unchecked: int = 0  # results of cases it names that the platform failed as a whole
     unchecked_why: str = ""  # the first of those results' messages
 
-    def problem(self, kind: str, message: str) -> GateProblem:
-        return GateProblem(kind, self.where, self.ledger.platform, f"{self.where}: {message}")
+    def problem(self, kind: str, message: str, cases: tuple[str, ...] = ()) -> GateProblem:
+        where = self.where
+        return GateProblem(kind, where, self.ledger.platform, f"{where}: {message}", cases)
+
+    def stale_problem(self, entry: Entry) -> GateProblem:
+        """One problem for all of ``entry``'s cases that now pass (not one line per case)."""
+        keys, total, platform = self.stale[entry.index], len(entry.cases), self.ledger.platform
+        if len(keys) == 1:
+            what = (
+                f"remove case {keys[0]} from {entry.describe()}"
+                if entry.cluster and total > 1
+                else f"delete {entry.describe()}"
+            )
+            message = f"{keys[0]} now passes on {platform}: {what}"
+        elif len(keys) == total:
+            message = f"all {total} cases of {entry.describe()} now pass on {platform}: delete it"
+        else:
+            listed = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
+            message = (
+                f"{len(keys)} of the {total} cases of {entry.describe()} now pass on "
+                f"{platform}: remove them from it ({listed})"
+            )
+        return self.problem("stale", message, tuple(keys))
 
 
 class LedgerGate:
@@ -267,17 +293,13 @@ class LedgerGate:
             if result["status"] == "pass":
                 case_entries = [cover.case_entry] if cover.case_entry else []
                 for entry in [*case_entries, *cover.cluster_entries]:
-                    what = (
-                        f"remove case {key} from {entry.describe()}"
-                        if entry.cluster and len(entry.cases) > 1
-                        else f"delete {entry.describe()}"
-                    )
-                    problem("stale", f"{key} now passes on {applied.ledger.platform}: {what}")
+                    applied.stale.setdefault(entry.index, []).append(key)
                 continue
             _judge_expected(result, key, cover, applied.ledger, problem)
 
     def problems(self) -> list[GateProblem]:
-        """Per ledger, in entry order: its entries' problems, then its results' problems."""
+        """Per ledger, in entry order: its entries' problems, the cases of each entry that
+        now pass, then its results' other problems."""
         out: list[GateProblem] = []
         for applied in self._applied:
             if not applied.live:
@@ -290,6 +312,9 @@ class LedgerGate:
                 )
                 continue
             out.extend(self._entry_problems(applied))
+            out.extend(
+                applied.stale_problem(e) for e in applied.ledger.entries if e.index in applied.stale
+            )
             out.extend(applied.result_problems)
             if applied.unchecked:
                 out.append(

@@ -384,6 +384,11 @@ def _gate_sections(doc: Mapping[str, Any]) -> list[str]:
     if problems:
         lines = [f"expectations: {len(problems)} problem{'s' if len(problems) != 1 else ''}"]
         lines.extend(f"  {p['kind'].upper()}: {bound(p['message'], 600)}" for p in problems)
+        if any(p["kind"] in ("stale", "changed") for p in problems):
+            lines.append(
+                "  (`hanzo-conformance expectations --update LEDGER --results RESULTS.json` "
+                "rewrites a ledger from a run's results, keeping the reviews that still hold)"
+            )
         parts.append("\n".join(lines))
     suspects = summary.get("triage", [])
     if suspects:

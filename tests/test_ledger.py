@@ -236,6 +236,54 @@ def three_cases(write_vectors):
     return path, {c.id: c.content_hash() for c in load_vector_file(path).cases}
 
 
+@pytest.mark.parametrize("sharded", [False, True])
+def test_the_cases_of_an_entry_that_now_pass_are_one_problem(
+    capsys, three_cases, tmp_path, sharded
+):
+    """A platform that fixed a systematic difference makes every case of its cluster
+    entry stale: one line per entry (all of them: delete it; some, as in a shard: which),
+    not one per case; the JSON problem lists every case."""
+    path, hashes = three_cases
+    ids = [f"case-{i}" for i in range(3)]
+    refs = [{"domain": "sse-frames", "case": i, "hash": hashes[i]} for i in ids]
+    entry = {"cluster": EVENT_CLUSTER, "cases": refs, "reason": "r", "link": "", "owner": ""}
+    ledger = write_ledger(tmp_path, [entry], platform="python")
+    results = tmp_path / "r.json"
+    argv = ["run", "--no-default-vectors", "--vectors", str(path), "--platform", "python"]
+    argv += ["--expectations", ledger, "--format", "json", "--output", str(results)]
+    passing = ids
+    if sharded:  # a shard that holds two of the three cases
+        shard = next(
+            (i, n)
+            for n in range(2, 9)
+            for i in range(1, n + 1)
+            if sum(in_shard("sse-frames", c, (i, n)) for c in ids) == 2
+        )
+        passing = [c for c in ids if in_shard("sse-frames", c, shard)]
+        argv += ["--shard", f"{shard[0]}/{shard[1]}"]
+    assert main(argv) == 1
+    [problem] = json.loads(results.read_text())["summary"]["expectations"]["problems"]
+    assert problem["kind"] == "stale"
+    assert problem["cases"] == [f"sse-frames::{c}" for c in passing]
+    capsys.readouterr()
+    assert main(["report", str(results)]) == 1
+    out = capsys.readouterr().out
+    assert out.count("STALE: ") == 1
+    cluster = "entry #0 (cluster /frames/*/event: null -> string)"
+    if not sharded:
+        assert f"all 3 cases of {cluster} now pass on python: delete it" in out
+    else:
+        listed = ", ".join(f"sse-frames::{c}" for c in passing)
+        assert (
+            f"2 of the 3 cases of {cluster} now pass on python: remove them from it ({listed})"
+            in out
+        )
+    assert "expectations --update LEDGER --results RESULTS.json" in out
+
+
+EVENT_CLUSTER = {"pattern": "/frames/*/event", "kind": "null -> string"}
+
+
 def run_crashing(path, ledger=None, results=None, error="UnicodeDecodeError"):
     """Run the cases on a platform whose every case crashes with ``error``."""
     register_platform("decoder", lambda: miniatures.ClassCrasher("decoder", error))
