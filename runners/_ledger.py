@@ -91,7 +91,7 @@ class GateProblem:
     ledger: str
     platform: str
     message: str
-    cases: tuple[str, ...] = ()  # for stale: every case the problem is about (domain::case)
+    cases: tuple[str, ...] = ()  # for stale, and changed of a cluster: its cases (domain::case)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -188,6 +188,8 @@ class _Applied:
     refs: dict[str, list[tuple[Entry, str]]] = field(default_factory=dict)  # key -> entry, hash
     result_problems: list[GateProblem] = field(default_factory=list)
     stale: dict[int, list[str]] = field(default_factory=dict)  # entry index -> cases now passing
+    # (cluster entry index, how they fail now) -> its cases that left the cluster
+    left: dict[tuple[int, str], list[str]] = field(default_factory=dict)
     unchecked: int = 0  # results of cases it names that the platform failed as a whole
     unchecked_why: str = ""  # the first of those results' messages
 
@@ -214,6 +216,22 @@ class _Applied:
                 f"{platform}: remove them from it ({listed})"
             )
         return self.problem("stale", message, tuple(keys))
+
+    def left_problem(self, entry: Entry, now: str) -> GateProblem:
+        """One problem for the cases that left ``entry``'s cluster and now fail as ``now``."""
+        keys, platform = self.left[(entry.index, now)], self.ledger.platform
+        if len(keys) == 1:
+            message = (
+                f"{keys[0]} no longer diverges in {entry.describe()} on {platform}: "
+                f"remove it from that entry (it now fails as {now})"
+            )
+        else:
+            listed = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
+            message = (
+                f"{len(keys)} cases no longer diverge in {entry.describe()} on {platform}: "
+                f"remove them from that entry (they now fail as {now}: {listed})"
+            )
+        return self.problem("changed", message, tuple(keys))
 
 
 class LedgerGate:
@@ -287,15 +305,12 @@ class LedgerGate:
                 applied.unchecked_why = applied.unchecked_why or str(result.get("message"))
                 continue
 
-            def problem(kind: str, message: str, applied: _Applied = applied) -> None:
-                applied.result_problems.append(applied.problem(kind, message))
-
             if result["status"] == "pass":
                 case_entries = [cover.case_entry] if cover.case_entry else []
                 for entry in [*case_entries, *cover.cluster_entries]:
                     applied.stale.setdefault(entry.index, []).append(key)
                 continue
-            _judge_expected(result, key, cover, applied.ledger, problem)
+            _judge_expected(result, key, cover, applied)
 
     def problems(self) -> list[GateProblem]:
         """Per ledger, in entry order: its entries' problems, the cases of each entry that
@@ -312,9 +327,9 @@ class LedgerGate:
                 )
                 continue
             out.extend(self._entry_problems(applied))
-            out.extend(
-                applied.stale_problem(e) for e in applied.ledger.entries if e.index in applied.stale
-            )
+            entries = applied.ledger.entries
+            out.extend(applied.stale_problem(e) for e in entries if e.index in applied.stale)
+            out.extend(applied.left_problem(entries[i], now) for i, now in applied.left)
             out.extend(applied.result_problems)
             if applied.unchecked:
                 out.append(
@@ -366,31 +381,26 @@ def apply_ledgers(
     return gate.problems()
 
 
-def _judge_expected(
-    result: dict[str, Any], key: str, cover: _Coverage, ledger: Ledger, problem: Any
-) -> None:
+def _judge_expected(result: dict[str, Any], key: str, cover: _Coverage, applied: _Applied) -> None:
     """A failing result covered by entries: xfail if they record exactly how it fails."""
+    ledger = applied.ledger
     keys = {(d.pattern, d.kind) for d in divergences(result)}
     matched = True
     for entry in cover.cluster_entries:
         if entry.cluster not in keys:
             matched = False
-            problem(
-                "changed",
-                f"{key} no longer diverges in {entry.describe()} on {ledger.platform}: "
-                f"remove it from that entry (it now fails as {_describe_keys(keys)})",
-            )
+            applied.left.setdefault((entry.index, _describe_keys(keys)), []).append(key)
     clustered = {e.cluster for e in cover.cluster_entries if e.cluster}
     rest = _signature(result, clustered)
     if cover.case_entry is not None:
         recorded = _normalized(cover.case_entry.raw["fails"])
         if recorded != rest and not (recorded == ANY_CRASH and "crash" in rest):
             matched = False
-            problem(
-                "changed",
+            changed = (
                 f"{key} fails differently than {cover.case_entry.describe()} records: "
-                f"recorded {json.dumps(recorded)}, now {bound(json.dumps(rest), 400)}",
+                f"recorded {json.dumps(recorded)}, now {bound(json.dumps(rest), 400)}"
             )
+            applied.result_problems.append(applied.problem("changed", changed))
     elif rest != {"pointers": []}:
         matched = False  # divergences outside every recorded cluster: unexpected
     if matched:
