@@ -78,8 +78,84 @@ def _holder_matches(holder: Any, where: Mapping[str, Any]) -> bool:
     )
 
 
-def diff(expected: Any, actual: Any, rules: Sequence[Mapping[str, Any]] = ()) -> list[Difference]:
-    """Every difference between expected and actual, as (pointer, expected, actual)."""
+def _same_value(a: Any, b: Any) -> bool:
+    """JSON equality as ``diff`` sees it (no rules): what may anchor an alignment."""
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, (Mapping, list)) or isinstance(b, (Mapping, list)):
+        return False
+    return _same_scalar(a, b)
+
+
+ALIGN_LIMIT = 250_000  # element pairs; past this, arrays are compared position by position
+
+
+def _unlikeness(e: Any, a: Any) -> float:
+    """0 for equal elements, 1 for unrelated ones; two objects in between, by the share
+    of their members that differ (so a frame with one field changed is nearly alike)."""
+    if _same_value(e, a):
+        return 0.0
+    if isinstance(e, Mapping) and isinstance(a, Mapping):
+        keys = set(e) | set(a)
+        differ = sum(not _same_value(e.get(k, MISSING), a.get(k, MISSING)) for k in keys)
+        return differ / len(keys)
+    return 1.0
+
+
+def _alignment(
+    exp: list[Any], act: list[Any], pairs_first: bool = True
+) -> list[tuple[int | None, int | None]]:
+    """Index pairs of two arrays (None: no partner, a missing or an extra element): an
+    alignment of least cost, an element alone costing 1 and a pair its unlikeness. Of
+    several such alignments, the one that pairs earliest (``pairs_first``), or latest."""
+    n, m = len(exp), len(act)
+    if n * m > ALIGN_LIMIT:
+        return [(i if i < n else None, i if i < m else None) for i in range(max(n, m))]
+    unlike = [[_unlikeness(exp[i], act[j]) for j in range(m)] for i in range(n)]
+    # cost[i][j]: the least cost of aligning exp[i:] with act[j:]
+    cost = [
+        [float(n - i + m - j) if i == n or j == m else 0.0 for j in range(m + 1)]
+        for i in range(n + 1)
+    ]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            cost[i][j] = min(
+                unlike[i][j] + cost[i + 1][j + 1], 1 + cost[i + 1][j], 1 + cost[i][j + 1]
+            )
+    pairs: list[tuple[int | None, int | None]] = []
+    i = j = 0
+    while i < n or j < m:
+        pair = i < n and j < m and cost[i][j] == unlike[i][j] + cost[i + 1][j + 1]
+        alone = i < n and (j == m or cost[i][j] == 1 + cost[i + 1][j])
+        alone_extra = j < m and (i == n or cost[i][j] == 1 + cost[i][j + 1])
+        if pair and (pairs_first or not (alone or alone_extra)):
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        elif alone:
+            pairs.append((i, None))
+            i += 1
+        else:
+            pairs.append((None, j))
+            j += 1
+    return pairs
+
+
+def diff(
+    expected: Any,
+    actual: Any,
+    rules: Sequence[Mapping[str, Any]] = (),
+    align: bool = False,
+    pairs_first: bool = True,
+) -> list[Difference]:
+    """Every difference between expected and actual, as (pointer, expected, actual).
+
+    Arrays are compared position by position; with ``align``, two arrays of different
+    lengths are aligned first (``_alignment``), so one element too few or too many is one
+    ``missing`` or ``extra`` difference rather than every later element differing (an
+    element's pointer is its index in ``expected``, an extra one's in ``actual``; of two
+    alignments that cost the same, ``pairs_first`` picks as ``_alignment`` says)."""
     compiled = [(parse_pointer(r["path"]), r) for r in rules]
     out: list[Difference] = []
 
@@ -106,6 +182,12 @@ def diff(expected: Any, actual: Any, rules: Sequence[Mapping[str, Any]] = ()) ->
             for key in list(exp) + [k for k in act if k not in exp]:
                 walk(exp.get(key, MISSING), act.get(key, MISSING), [*path, key], exp)
         elif isinstance(exp, list) and isinstance(act, list):
+            if align and len(exp) != len(act):
+                for ie, ia in _alignment(exp, act, pairs_first):
+                    e = exp[ie] if ie is not None else MISSING
+                    a = act[ia] if ia is not None else MISSING
+                    walk(e, a, [*path, str(ie if ie is not None else ia)], exp)
+                return
             for i in range(max(len(exp), len(act))):
                 e = exp[i] if i < len(exp) else MISSING
                 a = act[i] if i < len(act) else MISSING

@@ -791,6 +791,14 @@ class Search:
             return None
         causes = answer_causes(case_input, expected, actual, self.rules, self.output_schema)
         new = causes - known
+        if new and known:  # a recorded missing or extra element may shift the rest
+            for pairs_first in (True, False):
+                aligned = answer_causes(
+                    case_input, expected, actual, self.rules, self.output_schema, True, pairs_first
+                )
+                if aligned and not aligned - known:
+                    new = set()
+                    break
         if causes and not new:
             self.stats.known += 1
             return None

@@ -9,7 +9,12 @@ clusters counts as known, not as a disagreement, so the search goes on to the ca
 nobody has recorded yet. A crash is a cluster by its cause (``crash UnicodeDecodeError``,
 ``crash timeout``: ``_clusters.crash_cause``), known if the ledger records that cause.
 A divergence outside every recorded cluster, a crash with another cause included, is
-still a disagreement, shrunk and reported.
+still a disagreement, shrunk and reported. One recorded cause can shift an array: a
+platform that drops a frame (``/frames/*: missing``) makes every later frame differ
+position by position, which reads as other causes. So an answer whose causes are not
+all recorded is compared again with arrays aligned (alike elements paired, the rest
+missing or extra), and is known if one of the least costly alignments reads as
+recorded causes.
 
 A generated input equal to the input of a corpus case that the ledger names (any
 entry, at the case's current hash) is known too, whatever the platform answers: a
@@ -75,9 +80,12 @@ def answer_causes(
     actual: Mapping[str, Any],
     rules: Sequence[Mapping[str, Any]],
     output_schema: Any,
+    align: bool = False,
+    pairs_first: bool = True,
 ) -> set[Cause]:
     """The cluster keys of ``actual``'s divergences from the reference's ``expected``,
-    as the results of a run would have them (``runners._outcomes.judge_response``)."""
+    as the results of a run would have them (``runners._outcomes.judge_response``);
+    with ``align``, arrays of different lengths aligned first (``runners._compare.diff``)."""
     if "crash" in actual:
         body = actual["crash"]
         return {("", crash_kind(str(body.get("message", "")), str(body.get("detail", ""))))}
@@ -89,7 +97,7 @@ def answer_causes(
             result["diff"] = [Difference("", want, got).to_json()]
         return result_keys(result)
     output = actual.get("output")
-    found = diff(expected.get("output"), output, rules_for(rules, case_input))
+    found = diff(expected.get("output"), output, rules_for(rules, case_input), align, pairs_first)
     result["diff"] = [d.to_json() for d in found]
     if output_schema is not None:
         result["schema_errors"] = [

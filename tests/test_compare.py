@@ -123,3 +123,43 @@ def test_comparison_table(row: dict[str, Any]) -> None:
     pointers = sorted(d.pointer for d in diff(row["expected"], row["actual"], active))
     assert pointers == sorted(row.get("differences", []))
     assert (row["verdict"] == "pass") == (pointers == [])
+
+
+# -- aligned arrays (diff(..., align=True), for generate's known causes) ------------
+
+FRAME_A = {"event": "e", "data": "", "retry": None}
+FRAME_B = {"event": None, "data": "a", "retry": None}
+
+
+def test_a_dropped_element_is_one_missing_difference_when_aligned():
+    expected, actual = {"frames": [FRAME_A, FRAME_B]}, {"frames": [FRAME_B]}
+    positional = diff(expected, actual)
+    assert [d.pointer for d in positional] == ["/frames/0/event", "/frames/0/data", "/frames/1"]
+    assert diff(expected, actual, align=True) == [Difference("/frames/0", FRAME_A, MISSING)]
+
+
+def test_an_extra_element_is_named_by_its_index_in_the_actual_array():
+    assert diff([1, 2], [1, 9, 2], align=True) == [Difference("/1", MISSING, 9)]
+
+
+def test_alike_elements_pair_even_when_they_differ():
+    changed = {**FRAME_B, "retry": 5}
+    assert diff([FRAME_A, changed], [FRAME_B], align=True) == [
+        Difference("/0", FRAME_A, MISSING),
+        Difference("/1/retry", 5, None),
+    ]
+
+
+def test_of_two_alignments_that_cost_the_same_pairs_first_chooses():
+    one, two = {"a": 1, "b": 1}, {"a": 2, "b": 2}
+    both_half_alike = {"a": 1, "b": 2}
+    early = diff([one, two], [both_half_alike], align=True)
+    late = diff([one, two], [both_half_alike], align=True, pairs_first=False)
+    assert early == [Difference("/0/b", 1, 2), Difference("/1", two, MISSING)]
+    assert late == [Difference("/0", one, MISSING), Difference("/1/a", 2, 1)]
+
+
+def test_arrays_of_equal_length_or_past_the_limit_stay_positional(monkeypatch):
+    assert diff([1, 2], [2, 1], align=True) == diff([1, 2], [2, 1])
+    monkeypatch.setattr("runners._compare.ALIGN_LIMIT", 1)
+    assert diff([1, 2], [2], align=True) == diff([1, 2], [2])

@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("hypothesis", reason="hypothesis is in the test extra")
 
-from miniatures import CrLfAcrossChunks, StrictUtf8
+from miniatures import CrLfAcrossChunks, Rewriter, StrictUtf8
 
 from adapters import registry
 from adapters.protocol import Request, Response
@@ -220,6 +220,44 @@ def test_the_search_finds_authlibs_final_newline_and_leaves_its_generate_alone(
     assert "property (" not in out, out
     [shrunk] = [ln.strip() for ln in out.splitlines() if ln.strip().startswith('{"verifier"')]
     assert json.loads(shrunk)["verifier"].endswith("\n"), shrunk
+
+
+def drop_dataless(output: Any) -> Any:
+    """As eventsource-parser does: no frame for a block whose data is empty."""
+    return {"frames": [f for f in output["frames"] if f["data"] != ""]}
+
+
+def drop_dataless_and_shout(output: Any) -> Any:
+    frames = drop_dataless(output)["frames"]
+    return {"frames": [{**f, "data": f["data"].upper()} for f in frames]}
+
+
+MISSING_FRAME = {"pattern": "/frames/*", "kind": "missing"}
+
+
+@pytest.mark.parametrize(
+    ("rewrite", "known"), [(drop_dataless, True), (drop_dataless_and_shout, False)]
+)
+def test_a_recorded_missing_frame_is_known_though_it_shifts_the_frames_after_it(
+    tmp_path: Path, rewrite: Any, known: bool
+) -> None:
+    """Position by position, a dropped first frame makes the next one differ in every
+    field, which no cluster records; aligned, it is the one recorded missing frame. An
+    answer that differs beyond the shift is still a finding."""
+    s = Search(
+        "sse-frames",
+        start_platform("python", PythonAdapter()),
+        [start_platform("dropper", Rewriter("dropper", rewrite))],
+        known=known_causes([load_ledger(ledger_file(tmp_path, "dropper", MISSING_FRAME))]),
+    )
+    probes = [{"chunks": ["event: e\n\ndata: a\n\n"]}, {"chunks": ["data: a\n\nevent: e\n\n"]}]
+    _, verdicts = s.disagreements(probes)
+    if known:
+        assert verdicts == [{}, {}] and s.stats.known == 2
+    else:
+        assert all(
+            "not in its ledger: /frames/*/data: other string" in v["dropper"] for v in verdicts
+        )
 
 
 # -- a recorded crash cause ------------------------------------------------------
