@@ -210,10 +210,9 @@ class _Applied:
         elif len(keys) == total:
             message = f"all {total} cases of {entry.describe()} now pass on {platform}: delete it"
         else:
-            listed = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
             message = (
                 f"{len(keys)} of the {total} cases of {entry.describe()} now pass on "
-                f"{platform}: remove them from it ({listed})"
+                f"{platform}: remove them from it ({_listed(keys)})"
             )
         return self.problem("stale", message, tuple(keys))
 
@@ -226,12 +225,17 @@ class _Applied:
                 f"remove it from that entry (it now fails as {now})"
             )
         else:
-            listed = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
             message = (
                 f"{len(keys)} cases no longer diverge in {entry.describe()} on {platform}: "
-                f"remove them from that entry (they now fail as {now}: {listed})"
+                f"remove them from that entry (they now fail as {now}: {_listed(keys)})"
             )
         return self.problem("changed", message, tuple(keys))
+
+
+def _listed(keys: Sequence[str], shown: int = 5) -> str:
+    """The first few case keys, and how many more (the JSON problem lists them all)."""
+    more = f" and {len(keys) - shown} more" if len(keys) > shown else ""
+    return ", ".join(keys[:shown]) + more
 
 
 class LedgerGate:
@@ -329,7 +333,7 @@ class LedgerGate:
             out.extend(self._entry_problems(applied))
             entries = applied.ledger.entries
             out.extend(applied.stale_problem(e) for e in entries if e.index in applied.stale)
-            out.extend(applied.left_problem(entries[i], now) for i, now in applied.left)
+            out.extend(applied.left_problem(entries[i], now) for i, now in sorted(applied.left))
             out.extend(applied.result_problems)
             if applied.unchecked:
                 out.append(
