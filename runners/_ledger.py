@@ -455,11 +455,23 @@ def ledger_from_results(
         for k in dict.fromkeys((d.pattern, d.kind) for d in divergences(r)):
             by_key.setdefault(k, []).append(r)
     # A crash whose message names no cause (kind plain "crash") may share nothing with
-    # another such crash: those stay case entries.
-    big = {k for k, rs in by_key.items() if len(rs) >= cluster_threshold and k[1] != "crash"}
+    # another such crash: those stay case entries. A cluster the previous ledger has
+    # stays one while any case still diverges in it, however few (a reviewer made it).
+    kept = {e.cluster for e in previous.entries if e.cluster} if previous else set()
+    big = {
+        k
+        for k, rs in by_key.items()
+        if (len(rs) >= cluster_threshold or k in kept) and k[1] != "crash"
+    }
     reviews = _previous_reviews(previous)
     entries: list[dict[str, Any]] = []
-    for k in sorted(big, key=lambda k: (-len(by_key[k]), k)):
+    # Largest first; between clusters of one size, the previous ledger's order (no churn).
+    place = (
+        {c: i for i, c in enumerate(e.cluster for e in previous.entries if e.cluster)}
+        if previous
+        else {}
+    )
+    for k in sorted(big, key=lambda k: (-len(by_key[k]), place.get(k, len(place)), k)):
         refs = [
             {"domain": r["domain"], "case": r["case"], "hash": r["case_hash"]} for r in by_key[k]
         ]
