@@ -1,7 +1,9 @@
 """Compare a platform's output with a vector's expectation, under the domain's declared rules.
 
 Exact JSON equality (an integer-valued float equals the integer; booleans are not
-numbers), except where a vector file's ``comparison`` rules say otherwise:
+numbers), except where a vector file's ``comparison`` rules say otherwise (two arrays of
+different lengths may be aligned first, ``diff(align=True)``, which changes only which
+pointers are named, never whether there is a difference):
 
 * ``ignore``: skip the value at ``path`` (``*`` matches any index or key), when the
   object holding it in the expected output has every key/value in ``where``;

@@ -11,10 +11,9 @@ nobody has recorded yet. A crash is a cluster by its cause (``crash UnicodeDecod
 A divergence outside every recorded cluster, a crash with another cause included, is
 still a disagreement, shrunk and reported. One recorded cause can shift an array: a
 platform that drops a frame (``/frames/*: missing``) makes every later frame differ
-position by position, which reads as other causes. So an answer whose causes are not
-all recorded is compared again with arrays aligned (alike elements paired, the rest
-missing or extra), and is known if one of the least costly alignments reads as
-recorded causes.
+position by position, which reads as other causes. So causes are read position by
+position and, where that leaves some unrecorded, with arrays aligned as ``run`` aligns
+them (either tie-break), and the answer is known if one reading is all recorded causes.
 
 A generated input equal to the input of a corpus case that the ledger names (any
 entry, at the case's current hash) is known too, whatever the platform answers: a

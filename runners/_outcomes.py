@@ -275,7 +275,8 @@ def judge_response(
         ]
     differences = [
         Difference(d.pointer, d.expected, d.actual, variant)
-        for d in diff(case.expected, output, rules_for(rules, case.input))
+        # Aligned: a dropped or extra element is one difference, not a shift of the rest.
+        for d in diff(case.expected, output, rules_for(rules, case.input), align=True)
     ]
     return differences, violations
 

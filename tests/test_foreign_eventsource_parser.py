@@ -2,7 +2,7 @@
 
 Its worker (examples/eventsource-parser/worker.mjs) feeds each case through the
 pipeline the package documents (a streaming UTF-8 TextDecoder with its defaults, then
-``createParser``) and corrects nothing. Its ledger records four causes; with it the
+``createParser``) and corrects nothing. Its ledger records three causes; with it the
 gate is green, without it the harness must report exactly those causes, among them
 the two found by running it: a second BOM dropped, and U+00EF U+00BB U+00BF dropped
 as if they were a BOM's bytes. The package is installed from npm once, into
@@ -58,14 +58,16 @@ def test_without_its_ledger_the_bom_findings_are_reported_with_their_diff(
     by_case = {r["case"]: r for r in doc["results"]}
     lookalike = by_case["bom-lookalike-text-kept"]
     assert lookalike["status"] == "fail"
+    # Its first line parses as data, so it has one frame too many (arrays of different
+    # lengths are aligned: one extra frame, not the next frame's data read as changed).
     original = [d for d in lookalike["diff"] if "variant" not in d]
-    assert original[0] == {
-        "pointer": "/frames/0/data",
-        "expected": "y",
-        "actual": "x",
-        "cluster": original[0]["cluster"],
-    }
-    assert original[1]["pointer"] == "/frames/1" and "expected" not in original[1]
+    assert original == [
+        {
+            "pointer": "/frames/0",
+            "actual": {"event": None, "data": "x", "id": None, "retry": None},
+            "cluster": original[0]["cluster"],
+        }
+    ]
     assert by_case["second-bom-kept"]["status"] == "fail"
     assert by_case["retry-with-data"]["status"] == "fail"  # retry is never in an event
     assert by_case["single-data-frame"]["status"] == "pass"
