@@ -162,4 +162,14 @@ def test_of_two_alignments_that_cost_the_same_pairs_first_chooses():
 def test_arrays_of_equal_length_or_past_the_limit_stay_positional(monkeypatch):
     assert diff([1, 2], [2, 1], align=True) == diff([1, 2], [2, 1])
     monkeypatch.setattr("runners._compare.ALIGN_LIMIT", 1)
-    assert diff([1, 2], [2], align=True) == diff([1, 2], [2])
+    # Only what lies between the first and last difference counts against the limit:
+    # here that is [2] against [] (one element), aligned ...
+    assert diff([1, 2], [2], align=True) == [Difference("/0", 1, MISSING)]
+    # ... and here [1, 2] against [3] (two pairs), past it: position by position.
+    assert diff([1, 2], [3], align=True) == diff([1, 2], [3])
+
+
+def test_equal_ends_are_paired_as_they_stand():
+    frames = [{"data": str(i)} for i in range(400)]
+    dropped = frames[:150] + frames[151:]
+    assert diff(frames, dropped, align=True) == [Difference("/150", {"data": "150"}, MISSING)]
