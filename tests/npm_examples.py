@@ -4,10 +4,14 @@ installed from npm once per machine, as their headers say (``npm ci``)."""
 from __future__ import annotations
 
 import fcntl
+import json
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
+
+from runners._cli import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -32,3 +36,12 @@ def installed_example(name: str, package: str, node: str) -> Path:
             npm = [*_npm(node), "ci", "--silent", "--no-audit", "--no-fund"]
             subprocess.run(npm, cwd=example, check=True, timeout=600)
     return example
+
+
+def run_on_sse_frames(
+    worker: str, platform: str, out: Path, *extra: str
+) -> tuple[int, dict[str, Any]]:
+    """``run`` of the sse-frames vectors on a ``--worker`` platform: exit code, results."""
+    argv = ["run", "--worker", worker, "--platform", platform, "--domain", "sse-frames"]
+    code = main([*argv, "--format", "json", "--output", str(out), *extra])
+    return code, json.loads(out.read_text(encoding="utf-8"))

@@ -11,15 +11,13 @@ examples/eventsource-parser/node_modules, as its header says.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from npm_examples import installed_example
+from npm_examples import installed_example, run_on_sse_frames
 
 from adapters.js import find_node
-from runners._cli import main
 
 
 @pytest.fixture(scope="module")
@@ -30,10 +28,7 @@ def parser_worker() -> tuple[str, Path]:
 
 
 def _run(worker: str, out: Path, *extra: str) -> tuple[int, dict[str, Any]]:
-    argv = ["run", "--worker", worker, "--platform", "eventsource-parser"]
-    argv += ["--domain", "sse-frames", "--format", "json", "--output", str(out), *extra]
-    code = main(argv)
-    return code, json.loads(out.read_text(encoding="utf-8"))
+    return run_on_sse_frames(worker, "eventsource-parser", out, *extra)
 
 
 def test_its_ledger_makes_the_gate_green(
