@@ -17,7 +17,9 @@ from runners._resources import project_dir
 
 __all__ = ["MIN_NODE_MAJOR", "WORKER", "create", "find_node"]
 
-MIN_NODE_MAJOR = 18
+# The oldest Node any example's engines accept (npm openai 7.59.0 declares >= 22), so
+# one Node runs the platform and every foreign example.
+MIN_NODE_MAJOR = 22
 WORKER = project_dir("impl_js") / "conformance" / "worker.mjs"
 
 
@@ -47,7 +49,7 @@ def _wheel_node() -> str | None:
 
 
 def find_node() -> str:
-    """Path of a Node >= 18 executable; WorkerStartError naming both options if there is none."""
+    """Path of a Node >= MIN_NODE_MAJOR executable; WorkerStartError naming both options if there is none."""
     problems = []
     candidates = [
         ("`node` on PATH", shutil.which("node")),
