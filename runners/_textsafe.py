@@ -12,7 +12,7 @@ import re
 import unicodedata
 from typing import Any
 
-# The documented bound on one printed value (README "Reports"): 2 KiB of text.
+# The documented bound on one printed value (docs/reports.md): 2 KiB of text.
 MAX_VALUE_CHARS = 2048
 
 # Characters a terminal or browser would not show as what they are: controls (C0,
