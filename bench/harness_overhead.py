@@ -39,7 +39,7 @@ Then, per file:
   reuses them, as the second and third platforms do ("requests reused"); "in a run
   of three platforms" weighs the two as such a run does (one in three makes them).
 
-Figures and the load average at the time go to stdout; bench/README.md ("Harness
+Figures and the load average at the time go to stdout; bench/history-2026-11.md ("Harness
 overhead") records them.
 """
 

@@ -8,7 +8,7 @@ hook: wall, and this process's CPU (every thread; the hooks' own CPU is not in i
 with ``git archive main impl_python | tar -x -C /tmp/main``, so that old and new run
 with the same interpreter; run them as interleaved pairs and take medians.
 The Rust runner has its own: ``cargo run --release -p hanzo-hooks --example
-hook_start -- MB N`` (bench/README.md, "Starting a hook").
+hook_start -- MB N`` (bench/history-2026-11.md, "Starting a hook").
 """
 
 from __future__ import annotations
