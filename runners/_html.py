@@ -65,8 +65,9 @@ def page_data(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 def render_html(doc: Mapping[str, Any]) -> str:
     data = json.dumps(page_data(doc), ensure_ascii=True, separators=(",", ":"))
-    # Inside <script>, "</" could end the element: escape it (valid JSON either way).
-    data = data.replace("</", "<\\/").replace("<!--", "<\\!--")
+    # Inside <script>, "</script" ends the element and "<!--" changes how it is parsed:
+    # every "<" as \u003c, which JSON reads as "<" (ensure_ascii leaves no other "<").
+    data = data.replace("<", "\\u003c")
     return _PAGE.replace("/*DATA*/", data)
 
 

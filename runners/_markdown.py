@@ -7,6 +7,7 @@ most 1 MiB): values are bounded like the text report's, and past
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,6 +37,15 @@ def _cell(counts: Mapping[str, int], whole_skip: str) -> str:
 def _escape(text: str) -> str:
     """Text safe inside a Markdown table cell or heading."""
     return bound(text, 300).replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
+
+
+def _code(text: str) -> str:
+    """``text`` as an inline code span: fenced by more backticks than its longest run
+    of them (CommonMark), so a name holding one cannot end the span early."""
+    text = bound(text, 300).replace("\n", " ")
+    ticks = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text[:1] == "`" or text[-1:] == "`" else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
 def _fence(text: str) -> str:
@@ -72,11 +82,11 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
                 f"{_escape(info['version'])} | {_escape(info.get('commit', ''))} |"
             )
     out += _platform_problems(summary["platforms"])
-    out += ["", "## Matrix", "", "| domain | " + " | ".join(platforms) + " |"]
+    out += ["", "## Matrix", "", "| domain | " + " | ".join(map(_escape, platforms)) + " |"]
     out.append("|---|" + "---|" * len(platforms))
     for domain, row in summary["matrix"].items():
         out.append(
-            f"| {domain} | "
+            f"| {_escape(domain)} | "
             + " | ".join(
                 _cell(row.get(p, {}), skipped_whole(summary["platforms"].get(p, {}), domain))
                 for p in platforms
@@ -86,12 +96,13 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
     out.append("")
     if problems:
         out += ["## Expectations ledger problems", ""]
-        out += [f"- **{p['kind']}**: {_escape(p['message'])}" for p in problems]
+        out += [f"- **{_escape(p['kind'])}**: {_escape(p['message'])}" for p in problems]
         out.append("")
     if summary.get("triage"):
         out += ["## Triage: suspect the vector or the reference", ""]
         out += [
-            f"- `{t['domain']}::{t['case']}`: {_escape(t['message'])}" for t in summary["triage"]
+            f"- {_code(case_key(t['domain'], t['case']))}: {_escape(t['message'])}"
+            for t in summary["triage"]
         ]
         out.append("")
     found = clusters(doc["results"], doc.get("cases"))
@@ -132,7 +143,8 @@ def _divergences(doc: Mapping[str, Any]) -> list[str]:
     out = ["## Divergences", ""]
     for r in bad[:MAX_DIVERGENCES_SHOWN]:
         info = cases.get(case_key(r["domain"], r["case"]), {})
-        title = f"{_ICON[r['status']]} {r['status']} `{r['domain']}::{r['case']}` [{r['platform']}]"
+        where = f"{_code(case_key(r['domain'], r['case']))} [{r['platform']}]"
+        title = f"{_ICON[r['status']]} {r['status']} {where}"
         out += ["<details>", f"<summary>{_escape(title)}</summary>", ""]
         if info.get("description"):
             out.append(f"{_escape(info['description'])} (clauses: {', '.join(info['clauses'])})")

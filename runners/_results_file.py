@@ -8,6 +8,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -45,7 +46,29 @@ def read_results(path: Path) -> dict[str, Any]:
             f"{bound(first.message, 300)}"
             + (f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else "")
         )
+    _check_summary(path, doc)
     return doc  # type: ignore[no-any-return]
+
+
+def _check_summary(path: Path, doc: Mapping[str, Any]) -> None:
+    """The summary's counts are those of its results: a results file is evidence, and a
+    summary edited to say "pass" must not make ``report`` (the gate) pass."""
+    counts = Counter(r["status"] for r in doc["results"])
+    summary = doc["summary"]
+    claimed = {s: summary.get(s, 0) for s in (*counts, "fail", "error", "not_run")}
+    claimed["total"] = summary["total"]
+    actual = {**{s: counts.get(s, 0) for s in claimed}, "total": sum(counts.values())}
+    wrong = [
+        f"{s} {claimed[s]} (the results have {actual[s]})"
+        for s in claimed
+        if claimed[s] != actual[s]
+    ]
+    if summary["diverged"] != (actual["fail"] + actual["error"] > 0):
+        wrong.append(f"diverged {str(summary['diverged']).lower()}")
+    if wrong:
+        raise ResultsFileError(
+            f"{path}: its summary does not match its results: " + ", ".join(sorted(wrong))
+        )
 
 
 FORMAT = 2

@@ -17,6 +17,7 @@ from conftest import hello_case, vector_document
 from adapters.registry import register_platform, unregister_platform
 from runners._cli import main
 from runners._html import render_html
+from runners._markdown import render_markdown
 from runners._report import document
 
 SCREENSHOTS = Path(__file__).resolve().parent.parent / ".screenshots"
@@ -155,6 +156,31 @@ def test_html_report_stays_usable_at_10000_cases(browser, tmp_path):
     page.close()
 
 
+def test_markup_in_a_result_is_text_and_never_breaks_the_page(browser, tmp_path):
+    """ "<!--" and "</script>" in descriptions and outputs (vector files and platforms
+    are untrusted) are shown as text; the page still renders (it used to go blank)."""
+    doc = big_document(100)
+    hostile = "<!-- x --> </script><script>window.owned = 1</script> <b>bold</b>"
+    doc["cases"]["d::case-0"]["description"] = hostile
+    [js0] = [r for r in doc["results"] if r["case"] == "case-0" and r["platform"] == "js"]
+    js0["actual"] = {"v": hostile}
+    html = tmp_path / "hostile.html"
+    html.write_text(render_html(doc), encoding="utf-8")
+    assert (
+        "<!--" not in html.read_text(encoding="utf-8").split('id="data"')[1].split("</script>")[0]
+    )
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(html.as_uri())
+    assert page.locator("#count").inner_text() == "1 of 100 cases"
+    page.locator("#cases li", has_text="d::case-0").click()
+    assert hostile in page.locator("#detail").inner_text()
+    assert page.evaluate("window.owned") is None
+    assert errors == []
+    page.close()
+
+
 def test_markdown_report_has_the_matrix_and_each_divergence(results, tmp_path, capsys):
     md = tmp_path / "report.md"
     assert main(["report", str(results), "--format", "markdown", "--output", str(md)]) == 1
@@ -165,3 +191,29 @@ def test_markdown_report_has_the_matrix_and_each_divergence(results, tmp_path, c
     assert '- "hi"\n+ "hi!"' in text
     doc = json.loads(results.read_text())
     assert doc["summary"]["run"]["vectors"]["version"] in text
+
+
+def test_markdown_escapes_platform_and_domain_names():
+    """A platform named on the command line and a domain named by a vector file are
+    untrusted text: a pipe cannot add a table column, markup is shown, a backtick
+    cannot end a code span."""
+    doc = big_document(100)
+    for r in doc["results"]:
+        r["domain"] = "d|x"
+        if r["platform"] == "js":
+            r["platform"] = "js|<b>`x`</b>"
+    doc["cases"] = {k.replace("d::", "d|x::"): v for k, v in doc["cases"].items()}
+    doc["summary"]["platforms"]["js|<b>`x`</b>"] = doc["summary"]["platforms"].pop("js")
+    doc["summary"]["matrix"] = {
+        "d|x": {
+            ("js|<b>`x`</b>" if p == "js" else p): c
+            for p, c in doc["summary"]["matrix"]["d"].items()
+        }
+    }
+    text = render_markdown(doc)
+    assert "<b>" not in text
+    header = next(line for line in text.splitlines() if line.startswith("| domain |"))
+    row = next(line for line in text.splitlines() if line.startswith("| d\\|x |"))
+    cells = lambda line: len(line.replace("\\|", "").split("|"))  # noqa: E731
+    assert cells(header) == cells(row) == 6
+    assert "`d\\|x::case-0`" in text
