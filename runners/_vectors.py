@@ -503,8 +503,10 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _rule_problems(path: Path, document: dict[str, Any], schema: DomainSchema) -> Iterator[Problem]:
-    """Comparison rules whose pointers no output (path) or input (when/unless) can have."""
+    """Comparison rules whose pointers no output (path) or input (when/unless) can have,
+    and ignore rules that leave nothing of the output compared."""
     rules = document.get("comparison", [])
+    yield from _vacuous_rules(path, rules if isinstance(rules, list) else [], schema)
     for index, rule in enumerate(rules if isinstance(rules, list) else []):
         if not isinstance(rule, dict):
             continue
@@ -542,6 +544,44 @@ def _rule_problems(path: Path, document: dict[str, Any], schema: DomainSchema) -
                     f"{pointer_text!r} can never match: no {side} of the domain "
                     f"(schemas/{schema.domain}.schema.json) has a value there",
                 )
+
+
+def _vacuous_rules(path: Path, rules: list[Any], schema: DomainSchema) -> Iterator[Problem]:
+    """A gate that compares nothing passes every answer: an unconditional ignore of the
+    whole output (``""``, ``/*``) or, between them, of every member its schema names."""
+    root = schema.output.schema if isinstance(schema.output.schema, dict) else {}
+    members = _object_members(root, root)
+    ignored: set[str] = set()
+    for index, rule in enumerate(rules):
+        if not isinstance(rule, dict) or rule.get("kind") != "ignore" or "where" in rule:
+            continue
+        pointer_text = rule.get("path")
+        if not isinstance(pointer_text, str):
+            continue
+        top = parse_pointer(pointer_text)[:1] if pointer_text.startswith("/") else []
+        if pointer_text.count("/") == 1:
+            ignored.update(members if top == ["*"] else top)
+        if pointer_text in ("", "/*") or (members and members <= ignored):
+            yield Problem(
+                path,
+                None,
+                f"/comparison/{index}/path",
+                "the comparison rules ignore the whole output: every answer would pass",
+            )
+            return
+
+
+def _object_members(node: Any, root: dict[str, Any], depth: int = 0) -> set[str]:
+    """The member names an object schema (through ``$ref`` and ``oneOf``/``anyOf``) can have."""
+    if not isinstance(node, dict) or depth > 32:
+        return set()
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return _object_members(root.get("$defs", {}).get(ref[len("#/$defs/") :]), root, depth + 1)
+    found = set(node.get("properties", {}))
+    for branch in (*node.get("oneOf", ()), *node.get("anyOf", ())):
+        found |= _object_members(branch, root, depth + 1)
+    return found
 
 
 def _shown(contract: Path | None) -> str:

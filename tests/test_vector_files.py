@@ -281,6 +281,26 @@ def test_comparison_rules_that_can_never_match(write_vectors, rule, where):
     assert "can never match" in problem.message
 
 
+@pytest.mark.parametrize(
+    ("rules", "where"),
+    [
+        ([{"kind": "ignore", "path": ""}], "/comparison/0/path"),
+        ([{"kind": "ignore", "path": "/*"}], "/comparison/0/path"),
+        ([{"kind": "ignore", "path": "/frames"}], "/comparison/0/path"),
+        (
+            [{"kind": "ignore", "path": "/frames/*/data"}, {"kind": "ignore", "path": "/frames"}],
+            "/comparison/1/path",
+        ),
+    ],
+)
+def test_comparison_rules_that_ignore_the_whole_output_are_refused(write_vectors, rules, where):
+    """A vacuous gate: with the whole output ignored every answer passes (issue 32)."""
+    doc = vector_document([hello_case()], comparison=rules)
+    (problem,) = problems_of(write_vectors(doc))
+    assert (problem.case_id, problem.pointer) == (None, where)
+    assert "ignore the whole output" in problem.message
+
+
 def test_comparison_rules_that_can_match_are_accepted(write_vectors):
     rules = [
         {"kind": "ignore", "path": "/frames/*/data", "where": {"event": None}},
