@@ -27,7 +27,7 @@ from ._jobs import run_jobs
 from ._ledger import LedgerGate, ledger_from_results, ledger_text, load_ledger
 from ._markdown import render_markdown
 from ._meta import run_metadata
-from ._output import check_writable, write_results
+from ._output import check_writable, refuse_inputs, write_results
 from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, stop_all
 from ._progress import Progress
 from ._progress import wanted as progress_wanted
@@ -122,6 +122,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if output is not None:
         check_writable(output)  # before anything runs: a typo never costs a run
     vectors = VectorSource(_sources(args), args.domain)
+    if output is not None:
+        inputs = [("the vector file", p) for p in vectors.paths]
+        refuse_inputs(output, inputs + [("the ledger", Path(p)) for p in args.expectations])
     ledgers = [load_ledger(Path(p)) for p in args.expectations]
     chosen = factories(args.platform, args.worker, args.case_timeout, args.in_process)
     writer = ResultsWriter(_spool_folder(output)) if args.format == "json" else None
@@ -318,6 +321,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else None
     if output is not None:
         check_writable(output)
+        refuse_inputs(output, [("the results file it reads,", Path(args.results))])
     doc = read_results(Path(args.results))
     text = render_report(doc, args.format, args.max_problems)
     if output is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from .exceptions import HarnessError
@@ -11,6 +12,22 @@ from .exceptions import HarnessError
 
 class OutputUnwritable(HarnessError):
     """``--output`` names a place the results cannot be written to."""
+
+
+def refuse_inputs(output: Path, inputs: Iterable[tuple[str, Path]]) -> None:
+    """Raise OutputUnwritable if ``output`` is one of the command's own inputs (a vector
+    file, a ledger, the results a report reads): writing it would destroy that input."""
+    try:
+        target = output.resolve()
+    except OSError:
+        return
+    for what, path in inputs:
+        try:
+            same = path.resolve() == target
+        except OSError:
+            continue
+        if same:
+            raise OutputUnwritable(f"cannot write results to {output}: it is {what} {path}")
 
 
 def check_writable(path: Path) -> None:
