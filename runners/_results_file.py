@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from ._input_files import not_regular
 from ._schemas import pointer, results_validator
 from ._textsafe import bound
 from .exceptions import HarnessError
@@ -23,6 +24,8 @@ class ResultsFileError(HarnessError):
 
 
 def read_results(path: Path) -> dict[str, Any]:
+    if (refused := not_regular(path)) is not None:
+        raise ResultsFileError(f"{path}: {refused}")
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -23,6 +23,7 @@ import orjson
 from jsonschema import ValidationError
 
 from ._clauses import DOCS_DIR, contract_path, domain_clause_ids
+from ._input_files import not_regular
 from ._pointer import escape
 from ._pointer import parse as parse_pointer
 from ._resources import project_dir
@@ -1180,6 +1181,8 @@ def find_vector_files(sources: Iterable[Path]) -> tuple[list[Path], list[Problem
         if resolved.is_dir():
             for p in _vector_files_under(resolved, problems):
                 found.setdefault(p, None)
+        elif (refused := not_regular(resolved)) is not None:
+            problems.append(Problem(source, None, "", refused))
         else:
             found.setdefault(resolved, None)
     return list(found), problems

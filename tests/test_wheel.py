@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import venv
 from pathlib import Path
 
 import pytest
+
+from adapters.js import find_node
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,7 +52,9 @@ def _install(work: Path) -> Path:
     (wheel,) = (work / "dist").glob("hanzo_conformance-*.whl")
     venv.create(work / "venv", with_pip=False)
     bin_dir = work / "venv" / ("Scripts" if os.name == "nt" else "bin")
-    _run(*pip, "--python", bin_dir / "python", "install", wheel, cwd=work)
+    # As the README says: the `node` extra where PATH has no Node the js platform takes.
+    extra = "[node]" if find_node() != shutil.which("node") else ""
+    _run(*pip, "--python", bin_dir / "python", "install", f"{wheel}{extra}", cwd=work)
     return bin_dir
 
 
