@@ -43,7 +43,7 @@ def _merged(settings: dict[str, Any]) -> HanzoConfig:
     """The settings tiers (file texts, as in config-merge) merged by config-merge's rules."""
     files: dict[str, str | None] = settings.get("files", {})
     raw = {tier: _encoded(files.get(tier)) for tier in TIERS}
-    return merge_tiers(raw, settings.get("env", {})).config
+    return merge_tiers(raw, settings.get("env", {}), trusted=settings.get("trusted", False)).config
 
 
 def _encoded(text: str | None) -> bytes | None:

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use hanzo_config::{merge_tiers, HanzoConfig, TierSource};
+use hanzo_config::{merge_tiers, HanzoConfig, TierSource, Trust};
 use hanzo_hooks::{HookRunner, ToolResult};
 use hanzo_permissions::{PermissionPolicy, RuleSpec};
 use hanzo_pipeline::{
@@ -235,7 +235,17 @@ fn merged(settings: &Value) -> HanzoConfig {
                 .collect()
         })
         .unwrap_or_default();
-    merge_tiers([source("user"), source("project"), source("local")], &env).config
+    let trust = if settings.get("trusted").and_then(Value::as_bool) == Some(true) {
+        Trust::Trusted
+    } else {
+        Trust::Untrusted
+    };
+    merge_tiers(
+        [source("user"), source("project"), source("local")],
+        &env,
+        trust,
+    )
+    .config
 }
 
 /// The direct form: ordered rules and hooks as given (PIPE-6).
