@@ -289,7 +289,8 @@ def _is_str_list(value: Any) -> bool:
 
 
 class _Merger:
-    def __init__(self) -> None:
+    def __init__(self, *, trusted: bool) -> None:
+        self.trusted = trusted
         self.api_key: str | None = None
         self.model: str = DEFAULT_MODEL
         self.mcp_servers: dict[str, McpServerConfig] = {}
@@ -347,6 +348,10 @@ class _Merger:
             else:
                 self.warn("unknown_key", tier, key)
 
+    def _runs_nothing_from(self, tier: Tier) -> bool:
+        """CFG-25: untrusted, the project and local tiers cannot make the agent run a process."""
+        return not self.trusted and tier != "user"
+
     def _permissions(self, tier: Tier, value: Any) -> None:
         if not isinstance(value, dict):
             self.warn("invalid_type", tier, "permissions")
@@ -370,7 +375,11 @@ class _Merger:
                 self.warn("invalid_type", tier, "hooks", str(index))
                 continue
             hook = self._hook(tier, str(index), entry)
-            if hook is not None:
+            if hook is None:
+                continue
+            if self._runs_nothing_from(tier):  # CFG-25: a cloned repository runs no command
+                self.warn("untrusted_ignored", tier, "hooks", str(index))
+            else:
                 self.hooks.append(hook)
 
     def _hook(self, tier: Tier, index: str, entry: dict[str, Any]) -> HookConfig | None:
@@ -423,7 +432,11 @@ class _Merger:
                 self.mcp_servers.pop(name, None)
             else:
                 server = self._server(tier, name, entry)
-                if server is not None:
+                if server is None:
+                    continue
+                if self._runs_nothing_from(tier):  # CFG-25: nor starts a server process
+                    self.warn("untrusted_ignored", tier, "mcp_servers", name)
+                else:
                     self.mcp_servers[name] = server
 
     def _server(self, tier: Tier, name: str, entry: dict[str, Any]) -> McpServerConfig | None:
@@ -478,9 +491,14 @@ def merge_tiers(
     env: Mapping[str, str],
     *,
     unreadable: frozenset[Tier] = frozenset(),
+    trusted: bool = False,
 ) -> LoadedConfig:
-    """Merge already-read tier files (``None`` = absent) with the environment (CFG-6..CFG-19)."""
-    merger = _Merger()
+    """Merge already-read tier files (``None`` = absent) with the environment (CFG-6..CFG-19).
+
+    ``trusted`` (CFG-25): whether the project and local tiers may define hooks and MCP
+    servers; untrusted (the default), those entries are dropped with a warning.
+    """
+    merger = _Merger(trusted=trusted)
     for tier in TIERS:
         if tier in unreadable:
             merger.warn("unreadable_file", tier)
@@ -520,9 +538,16 @@ def merge_tiers(
 
 
 def load_config_with_warnings(
-    project_root: Path | str | None = None, *, env: Mapping[str, str] | None = None
+    project_root: Path | str | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    trusted: bool = False,
 ) -> LoadedConfig:
-    """Read the three tier files and merge them; ``env`` defaults to ``os.environ``."""
+    """Read the three tier files and merge them; ``env`` defaults to ``os.environ``.
+
+    ``trusted`` says the user trusts this project (CFG-25): only then are the project
+    and local tiers' ``hooks`` and ``mcp_servers`` definitions honoured.
+    """
     environ: Mapping[str, str] = os.environ if env is None else env
     raw: dict[Tier, bytes | None] = {}
     unreadable: set[Tier] = set()
@@ -534,17 +559,21 @@ def load_config_with_warnings(
             raw[tier] = _read(path)
         except _Unreadable:
             unreadable.add(tier)
-    return merge_tiers(raw, environ, unreadable=frozenset(unreadable))
+    return merge_tiers(raw, environ, unreadable=frozenset(unreadable), trusted=trusted)
 
 
 def load_config(
-    project_root: Path | str | None = None, *, env: Mapping[str, str] | None = None
+    project_root: Path | str | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    trusted: bool = False,
 ) -> HanzoConfig:
     """Load and merge configs: user < project < local < environment (HIP-301 §4).
 
+    Untrusted (the default, CFG-25), project and local hooks and MCP servers are dropped.
     Warnings are logged to the ``hanzo.config`` logger (code, tier and key only).
     """
-    loaded = load_config_with_warnings(project_root, env=env)
+    loaded = load_config_with_warnings(project_root, env=env, trusted=trusted)
     for w in loaded.warnings:
         _log.warning("config %s: %s%s", w.tier, w.code, f" at {w.key}" if w.key else "")
     return loaded.config

@@ -174,7 +174,8 @@ class Sandbox:
         environ = os.environ if env is None else env
         base = Path(root)
         try:
-            cgroup = (base / "proc/1/cgroup").read_text(encoding="utf-8", errors="replace")
+            # Bytes, not read_text: universal newlines would make a CR end a line (SBX-14: LF only).
+            cgroup = (base / "proc/1/cgroup").read_bytes().decode("utf-8", errors="replace")
         except OSError:
             cgroup = ""
         paths = [line.split(":", 2)[2] for line in cgroup.split("\n") if line.count(":") >= 2]

@@ -142,7 +142,7 @@ def _file(raw: bytes) -> Any:
 
 
 # Each tier's file from its own TIER_BYTES (a document with two servers reads 22),
-# then the environment (3 bytes) and project_root.
+# then the environment (3 bytes) and project_root (with the trust input in its top bit).
 TIER_BYTES = 22
 RECORD = 3 * TIER_BYTES + 4
 
@@ -159,6 +159,8 @@ def decode(record: bytes) -> dict[str, Any]:
         }
     if root % 3:
         case["project_root"] = root % 3 == 1
+    if root & 0x80:  # CFG-25: both trust modes, so project and local servers are merged too
+        case["trusted"] = True
     return case
 
 
@@ -191,6 +193,10 @@ def clauses(case_input: Any, response: Response) -> set[str]:
             ):
                 if key in doc:
                     found.add(clause)
+    for tier in ("project", "local"):
+        text = files.get(tier)
+        if isinstance(text, str) and '"mcp_servers"' in text:
+            found.add("CFG-25")
     if any(case_input.get("env", {}).get(k) for k in ("HANZO_API_KEY", "HANZO_MODEL")):
         found.add("CFG-19")
     if (response.get("output") or {}).get("warnings"):

@@ -60,7 +60,7 @@ export function run(input) {
     place(join(root, ".hanzo", "settings.json"), files.project);
     place(join(root, ".hanzo", "settings.local.json"), files.local);
     const projectRoot = input.project_root === false ? null : root;
-    const { config, warnings } = loadConfigWithWarnings(projectRoot, { env });
+    const { config, warnings } = loadConfigWithWarnings(projectRoot, { env, trusted: input.trusted ?? false });
     /** @type {Record<string, unknown>} */
     const out = {
       config: {

@@ -100,7 +100,8 @@ export async function runCase(input, root) {
     throw new TypeError("input.hooks, input.env and input.observe are required");
   }
   const cwd = sub(input.cwd);
-  mkdirSync(cwd, { recursive: true });
+  // create_cwd false: a vector of HOOK-4's missing working directory
+  if (input.create_cwd !== false) mkdirSync(cwd, { recursive: true });
   const runner = new HookRunner(
     input.hooks.map((/** @type {any} */ h) => ({
       event: h.event,

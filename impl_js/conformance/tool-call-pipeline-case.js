@@ -39,7 +39,7 @@ function fromSettings(settings, parts, sub) {
       typeof files[tier] === "string" ? /** @type {TierSource} */ ({ kind: "bytes", bytes: encoder.encode(files[tier]) }) : /** @type {TierSource} */ ({ kind: "absent" }),
     )
   );
-  const { config } = mergeTiers(sources, settings.env ?? {});
+  const { config } = mergeTiers(sources, settings.env ?? {}, { trusted: settings.trusted ?? false });
   const withFixtures = { ...config, hooks: config.hooks.map((h) => ({ ...h, command: sub(h.command) })) };
   return ToolCallPipeline.fromConfig(withFixtures, { ...parts, hookEnv: { PATH: "/usr/bin:/bin" } });
 }

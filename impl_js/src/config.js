@@ -20,7 +20,7 @@ export const TIERS = /** @type {const} */ (["user", "project", "local"]);
 /**
  * @typedef {"unreadable_file" | "invalid_json" | "not_an_object" | "unknown_key" |
  *   "invalid_type" | "invalid_value" | "missing_key" | "sensitive_key_ignored" |
- *   "invalid_mode_denied"} WarningCode
+ *   "invalid_mode_denied" | "untrusted_ignored"} WarningCode
  */
 /** @typedef {"vim" | "emacs" | "default"} InputMode */
 /**
@@ -248,7 +248,9 @@ function compareWarnings(a, b) {
 }
 
 class Merger {
-  constructor() {
+  /** @param {boolean} trusted */
+  constructor(trusted) {
+    this.trusted = trusted;
     /** @type {HanzoConfig} */
     this.config = {
       api_key: null,
@@ -322,6 +324,14 @@ class Merger {
     }
   }
 
+  /**
+   * CFG-25: untrusted, the project and local tiers cannot make the agent run a process.
+   * @param {Tier} tier
+   */
+  runsNothingFrom(tier) {
+    return !this.trusted && tier !== "user";
+  }
+
   /** @param {Tier} tier @param {unknown} value */
   hooks(tier, value) {
     if (!Array.isArray(value)) {
@@ -332,7 +342,10 @@ class Merger {
       if (!isObject(entry)) this.warn("invalid_type", tier, ["hooks", String(i)]);
       else {
         const hook = this.hook(tier, String(i), entry);
-        if (hook !== null) this.config.hooks.push(hook);
+        if (hook === null) return;
+        // CFG-25: a cloned repository runs no command
+        if (this.runsNothingFrom(tier)) this.warn("untrusted_ignored", tier, ["hooks", String(i)]);
+        else this.config.hooks.push(hook);
       }
     });
   }
@@ -395,7 +408,10 @@ class Merger {
         delete this.config.mcp_servers[name];
       } else {
         const server = this.server(tier, name, entry);
-        if (server !== null) this.config.mcp_servers[name] = server;
+        if (server === null) continue;
+        // CFG-25: nor starts a server process
+        if (this.runsNothingFrom(tier)) this.warn("untrusted_ignored", tier, ["mcp_servers", name]);
+        else this.config.mcp_servers[name] = server;
       }
     }
   }
@@ -442,13 +458,15 @@ class Merger {
 
 /**
  * Merge already-read tier files (user, project, local) with the environment
- * (CFG-6 .. CFG-19). Warnings come back sorted (CFG-21).
+ * (CFG-6 .. CFG-19). Warnings come back sorted (CFG-21). `trusted` (CFG-25, default
+ * false): whether the project and local tiers may define hooks and MCP servers.
  * @param {[TierSource, TierSource, TierSource]} sources
  * @param {EnvMap} env
+ * @param {{trusted?: boolean}} [options]
  * @returns {LoadedConfig}
  */
-export function mergeTiers(sources, env) {
-  const m = new Merger();
+export function mergeTiers(sources, env, { trusted = false } = {}) {
+  const m = new Merger(trusted);
   TIERS.forEach((tier, i) => {
     const source = sources[i];
     if (source === undefined || source.kind === "absent") return;
@@ -481,14 +499,15 @@ export function mergeTiers(sources, env) {
 
 /**
  * Read the three tier files and merge them. `env` defaults to `process.env`;
- * without `projectRoot` only the user tier is read.
+ * without `projectRoot` only the user tier is read. Untrusted (the default, CFG-25),
+ * the project and local tiers' hooks and MCP servers are dropped with a warning.
  * @param {string | null} [projectRoot]
- * @param {{env?: EnvMap}} [options]
+ * @param {{env?: EnvMap, trusted?: boolean}} [options]
  * @returns {LoadedConfig}
  */
-export function loadConfigWithWarnings(projectRoot, { env = process.env } = {}) {
+export function loadConfigWithWarnings(projectRoot, { env = process.env, trusted = false } = {}) {
   const [user, project, local] = tierPaths(projectRoot, env);
-  return mergeTiers([readTier(user), readTier(project), readTier(local)], env);
+  return mergeTiers([readTier(user), readTier(project), readTier(local)], env, { trusted });
 }
 
 /**
@@ -496,11 +515,11 @@ export function loadConfigWithWarnings(projectRoot, { env = process.env } = {}) 
  * Warnings (code, tier and key only) are written to `options.onWarning`, or
  * dropped when it is not given.
  * @param {string | null} [projectRoot]
- * @param {{env?: EnvMap, onWarning?: (w: ConfigWarning) => void}} [options]
+ * @param {{env?: EnvMap, trusted?: boolean, onWarning?: (w: ConfigWarning) => void}} [options]
  * @returns {HanzoConfig}
  */
-export function loadConfig(projectRoot, { env = process.env, onWarning } = {}) {
-  const loaded = loadConfigWithWarnings(projectRoot, { env });
+export function loadConfig(projectRoot, { env = process.env, trusted = false, onWarning } = {}) {
+  const loaded = loadConfigWithWarnings(projectRoot, { env, trusted });
   if (onWarning) loaded.warnings.forEach((w) => onWarning(w));
   return loaded.config;
 }

@@ -83,7 +83,8 @@ def run(case_input: dict[str, Any]) -> dict[str, Any]:
         _place(root / ".hanzo" / "settings.json", files.get("project"))
         _place(root / ".hanzo" / "settings.local.json", files.get("local"))
         project_root = root if case_input.get("project_root", True) else None
-        loaded = load_config_with_warnings(project_root, env=env)
+        trusted = case_input.get("trusted", False)
+        loaded = load_config_with_warnings(project_root, env=env, trusted=trusted)
     warnings: list[dict[str, str]] = []
     for w in loaded.warnings:
         item = {"code": w.code, "tier": w.tier}

@@ -99,7 +99,8 @@ def _run_in(case_input: dict[str, Any], root: str) -> dict[str, Any]:
     if not isinstance(hooks, list) or not isinstance(env, dict) or not isinstance(observe, list):
         raise _bad("input.hooks, input.env and input.observe are required")
     cwd = sub(case_input.get("cwd"))
-    os.makedirs(cwd, exist_ok=True)
+    if case_input.get("create_cwd", True):  # false: a vector of HOOK-4's missing directory
+        os.makedirs(cwd, exist_ok=True)
     runner = HookRunner(
         [_hook(h, sub) for h in hooks],
         session_id=case_input.get("session_id", ""),

@@ -43,7 +43,7 @@ def _merged(settings: dict[str, Any]) -> HanzoConfig:
     """The settings tiers (file texts, as in config-merge) merged by config-merge's rules."""
     files: dict[str, str | None] = settings.get("files", {})
     raw = {tier: _encoded(files.get(tier)) for tier in TIERS}
-    return merge_tiers(raw, settings.get("env", {})).config
+    return merge_tiers(raw, settings.get("env", {}), trusted=settings.get("trusted", False)).config
 
 
 def _encoded(text: str | None) -> bytes | None:
@@ -66,13 +66,8 @@ def _run_in(case_input: dict[str, Any], root: str) -> dict[str, Any]:
 
     box = case_input["sandbox"]
     build_tree(root, box["tree"])
-    call_raw = case_input["call"]
-    call = ToolCall(
-        call_raw["tool_name"],
-        call_raw["input"],
-        call_raw["origin"],
-        [sub(p) for p in call_raw["paths"]],
-    )
+    # PIPE-1: the parts in the order of the pipeline's parameters (sandbox, whose
+    # workspace the hooks run in, then policy, then hooks), then the call's origin.
     box_config = box["config"]
     sandbox = Sandbox(
         SandboxConfig(box_config["mode"], [sub(p) for p in box_config["allowed_paths"]]),
@@ -106,6 +101,13 @@ def _run_in(case_input: dict[str, Any], root: str) -> dict[str, Any]:
         ]
         runner = HookRunner(hooks, session_id=session_id, cwd=sandbox.workspace, env=HOOK_ENV)
         pipeline = ToolCallPipeline(policy, prompter, runner, sandbox, executor, session_id)
+    call_raw = case_input["call"]
+    call = ToolCall(
+        call_raw["tool_name"],
+        call_raw["input"],
+        call_raw["origin"],
+        [sub(p) for p in call_raw["paths"]],
+    )
     outcome = asyncio.run(pipeline.run(call))
     result = outcome.tool_result
     output: dict[str, Any] = _unroot(

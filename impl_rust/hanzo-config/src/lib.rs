@@ -174,6 +174,8 @@ pub enum WarningCode {
     SensitiveKeyIgnored,
     /// A permission whose mode is not `allow`, `deny` or `prompt`: it became `deny`.
     InvalidModeDenied,
+    /// A project or local hook or MCP server, dropped because the project is not trusted (CFG-25).
+    UntrustedIgnored,
 }
 
 impl WarningCode {
@@ -189,6 +191,7 @@ impl WarningCode {
             WarningCode::MissingKey => "missing_key",
             WarningCode::SensitiveKeyIgnored => "sensitive_key_ignored",
             WarningCode::InvalidModeDenied => "invalid_mode_denied",
+            WarningCode::UntrustedIgnored => "untrusted_ignored",
         }
     }
 }
@@ -211,6 +214,20 @@ pub struct LoadedConfig {
     pub config: HanzoConfig,
     /// Sorted by tier, then key (code point order), then code (CFG-21).
     pub warnings: Vec<ConfigWarning>,
+}
+
+/// Whether the user trusts the project whose settings are loaded (CFG-25).
+///
+/// Untrusted (the default), the project and local tiers cannot define `hooks` or
+/// `mcp_servers` entries, which would run commands from a cloned repository: each is
+/// dropped with [`WarningCode::UntrustedIgnored`]. Trusted, they are honoured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Trust {
+    /// The default: project and local hooks and MCP servers are dropped.
+    #[default]
+    Untrusted,
+    /// The user trusts this project: every tier is honoured.
+    Trusted,
 }
 
 /// One tier's file as found on disk.
@@ -289,8 +306,13 @@ fn read(path: Option<PathBuf>) -> TierSource {
 ///
 /// `env` is consulted for `HOME`, `XDG_CONFIG_HOME`, `HANZO_API_KEY` and
 /// `HANZO_MODEL`; pass [`ProcessEnv`] for the real environment. With no
-/// `project_root`, only the user tier is read.
-pub fn load_config<E: Env + ?Sized>(project_root: Option<&Path>, env: &E) -> LoadedConfig {
+/// `project_root`, only the user tier is read. `trust` (CFG-25): pass
+/// [`Trust::Untrusted`] (the default) unless the user trusts this project.
+pub fn load_config<E: Env + ?Sized>(
+    project_root: Option<&Path>,
+    env: &E,
+    trust: Trust,
+) -> LoadedConfig {
     let sources = tier_paths(project_root, env).map(read);
-    merge_tiers(sources, env)
+    merge_tiers(sources, env, trust)
 }

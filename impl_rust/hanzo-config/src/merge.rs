@@ -2,7 +2,7 @@
 
 use crate::{
     ConfigWarning, Env, HanzoConfig, HookConfig, HookEvent, InputMode, LoadedConfig,
-    McpServerConfig, PermissionMode, Tier, TierSource, WarningCode, DEFAULT_HOOK_TIMEOUT_MS,
+    McpServerConfig, PermissionMode, Tier, TierSource, Trust, WarningCode, DEFAULT_HOOK_TIMEOUT_MS,
     MAX_HOOK_TIMEOUT_MS,
 };
 use serde_json::{Map, Value};
@@ -66,9 +66,15 @@ fn string_map(value: &Value) -> Option<BTreeMap<String, String>> {
 struct Merger {
     config: HanzoConfig,
     warnings: Vec<ConfigWarning>,
+    trust: Trust,
 }
 
 impl Merger {
+    /// CFG-25: untrusted, the project and local tiers cannot make the agent run a process.
+    fn runs_nothing_from(&self, tier: Tier) -> bool {
+        self.trust == Trust::Untrusted && tier != Tier::User
+    }
+
     fn warn(&mut self, code: WarningCode, tier: Tier, segments: &[&str]) {
         let key = if segments.is_empty() {
             None
@@ -146,7 +152,13 @@ impl Merger {
             match entry.as_object() {
                 None => self.warn(WarningCode::InvalidType, tier, &["hooks", &index]),
                 Some(entry) => {
-                    if let Some(hook) = self.hook(tier, &index, entry) {
+                    let Some(hook) = self.hook(tier, &index, entry) else {
+                        continue;
+                    };
+                    // CFG-25: a cloned repository runs no command.
+                    if self.runs_nothing_from(tier) {
+                        self.warn(WarningCode::UntrustedIgnored, tier, &["hooks", &index]);
+                    } else {
                         self.config.hooks.push(hook);
                     }
                 }
@@ -208,7 +220,12 @@ impl Merger {
             } else if entry.get("disabled") == Some(&Value::Bool(true)) {
                 self.config.mcp_servers.remove(name);
             } else if let Some(server) = self.server(tier, name, entry) {
-                self.config.mcp_servers.insert(name.clone(), server);
+                // CFG-25: nor starts a server process.
+                if self.runs_nothing_from(tier) {
+                    self.warn(WarningCode::UntrustedIgnored, tier, &["mcp_servers", name]);
+                } else {
+                    self.config.mcp_servers.insert(name.clone(), server);
+                }
             }
         }
     }
@@ -267,11 +284,17 @@ impl Merger {
 }
 
 /// Merge already-read tier files, in tier order user, project, local, with the
-/// environment (CFG-6 .. CFG-19). Warnings come back sorted (CFG-21).
-pub fn merge_tiers<E: Env + ?Sized>(sources: [TierSource; 3], env: &E) -> LoadedConfig {
+/// environment (CFG-6 .. CFG-19). Warnings come back sorted (CFG-21). `trust`
+/// decides whether the project and local tiers may define hooks and MCP servers (CFG-25).
+pub fn merge_tiers<E: Env + ?Sized>(
+    sources: [TierSource; 3],
+    env: &E,
+    trust: Trust,
+) -> LoadedConfig {
     let mut m = Merger {
         config: HanzoConfig::default(),
         warnings: Vec::new(),
+        trust,
     };
     for (tier, source) in Tier::ALL.into_iter().zip(sources) {
         let raw = match source {
@@ -323,7 +346,37 @@ mod tests {
         merge_tiers(
             [src(user), src(project), src(local)],
             &BTreeMap::<String, String>::new(),
+            Trust::Trusted,
         )
+    }
+
+    #[test]
+    fn untrusted_drops_project_and_local_hooks_and_servers_only() {
+        let hook = r#"{"event": "pre_tool_use", "command": "true", "tool_pattern": "*"}"#;
+        let tier =
+            format!(r#"{{"hooks": [{hook}], "mcp_servers": {{"s": {{"command": ["x"]}}}}}}"#);
+        let src = || TierSource::Bytes(tier.as_bytes().to_vec());
+        let out = merge_tiers(
+            [src(), src(), src()],
+            &BTreeMap::<String, String>::new(),
+            Trust::default(),
+        );
+        assert_eq!(out.config.hooks.len(), 1, "the user tier's hook stays");
+        assert!(out.config.mcp_servers.contains_key("s"));
+        let dropped: Vec<_> = out
+            .warnings
+            .iter()
+            .map(|w| (w.code.code(), w.tier, w.key.as_deref()))
+            .collect();
+        assert_eq!(
+            dropped,
+            vec![
+                ("untrusted_ignored", Tier::Project, Some("/hooks/0")),
+                ("untrusted_ignored", Tier::Project, Some("/mcp_servers/s")),
+                ("untrusted_ignored", Tier::Local, Some("/hooks/0")),
+                ("untrusted_ignored", Tier::Local, Some("/mcp_servers/s")),
+            ]
+        );
     }
 
     #[test]

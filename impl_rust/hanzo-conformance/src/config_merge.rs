@@ -2,7 +2,9 @@
 //! [`hanzo_config::load_config`] with an explicit environment, remove the directory.
 
 use crate::{schema_invalid, CaseError};
-use hanzo_config::{load_config, permission_rules, policy_from_config, HanzoConfig, LoadedConfig};
+use hanzo_config::{
+    load_config, permission_rules, policy_from_config, HanzoConfig, LoadedConfig, Trust,
+};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -224,7 +226,12 @@ pub fn run(input: &Value) -> Result<Value, CaseError> {
             .unwrap_or_else(|| schema_invalid("evaluate must be a list of strings"))
             .as_slice()
     });
-    let loaded = load_config(with_root.then_some(root.as_path()), &env);
+    let trust = if input.get("trusted").and_then(Value::as_bool) == Some(true) {
+        Trust::Trusted
+    } else {
+        Trust::Untrusted
+    };
+    let loaded = load_config(with_root.then_some(root.as_path()), &env, trust);
     drop(tmp);
     Ok(output_json(&loaded, evaluate))
 }

@@ -50,6 +50,36 @@ pub(crate) fn timeout_ms(raw: Option<&Value>) -> Result<u64, CaseError> {
     }
 }
 
+/// The case's hooks as `HookConfig`s. A JSON timeout that `HookConfig`'s `u64` cannot
+/// hold (negative, fractional) is reported where `HookRunner::new` would report it
+/// (HOOK-1: hook by hook, each hook's event before its timeout), so the error does
+/// not depend on this layer converting every hook before the library checks any.
+pub(crate) fn hook_configs(
+    raw_hooks: &[Value],
+    sub: &dyn Fn(&str) -> String,
+) -> Result<Vec<HookConfig>, CaseError> {
+    let mut hooks = Vec::with_capacity(raw_hooks.len());
+    for raw in raw_hooks {
+        let mut hook = HookConfig {
+            event: string(raw.get("event"), "hook.event")?.to_owned(),
+            command: sub(string(raw.get("command"), "hook.command")?),
+            tool_pattern: string(raw.get("tool_pattern"), "hook.tool_pattern")?.to_owned(),
+            timeout_ms: DEFAULT_TIMEOUT_MS,
+        };
+        match timeout_ms(raw.get("timeout_ms")) {
+            Ok(timeout) => hook.timeout_ms = timeout,
+            Err(unrepresentable) => {
+                // The hooks before it and this hook's event are checked first.
+                hooks.push(hook);
+                HookRunner::new(hooks).map_err(|e| contract(&e))?;
+                return Err(unrepresentable);
+            }
+        }
+        hooks.push(hook);
+    }
+    Ok(hooks)
+}
+
 /// Files under `dir` (recursively) whose name ends with `suffix`, sorted.
 fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     let mut found = Vec::new();
@@ -151,20 +181,11 @@ fn string<'a>(value: Option<&'a Value>, what: &str) -> Result<&'a str, CaseError
 fn run_in(input: &Value, root: &TempRoot) -> Result<Value, CaseError> {
     let fixtures = fixtures();
     let sub = |text: &str| root.substitute(text).replace("{fixtures}", &fixtures);
-    let hooks = input
+    let raw_hooks = input
         .get("hooks")
         .and_then(Value::as_array)
-        .ok_or_else(|| bad("input.hooks must be a list"))?
-        .iter()
-        .map(|raw| {
-            Ok(HookConfig {
-                event: string(raw.get("event"), "hook.event")?.to_owned(),
-                command: sub(string(raw.get("command"), "hook.command")?),
-                tool_pattern: string(raw.get("tool_pattern"), "hook.tool_pattern")?.to_owned(),
-                timeout_ms: timeout_ms(raw.get("timeout_ms"))?,
-            })
-        })
-        .collect::<Result<Vec<_>, CaseError>>()?;
+        .ok_or_else(|| bad("input.hooks must be a list"))?;
+    let hooks = hook_configs(raw_hooks, &sub)?;
     let env = input
         .get("env")
         .and_then(Value::as_object)
@@ -173,7 +194,10 @@ fn run_in(input: &Value, root: &TempRoot) -> Result<Value, CaseError> {
         .map(|(k, v)| string(Some(v), "env value").map(|v| (k.clone(), sub(v))))
         .collect::<Result<Vec<_>, _>>()?;
     let cwd = sub(string(input.get("cwd"), "input.cwd")?);
-    std::fs::create_dir_all(&cwd).map_err(|e| CaseError::new("io_error", e.to_string()))?;
+    // create_cwd false: a vector of HOOK-4's missing working directory.
+    if input.get("create_cwd").and_then(Value::as_bool) != Some(false) {
+        std::fs::create_dir_all(&cwd).map_err(|e| CaseError::new("io_error", e.to_string()))?;
+    }
     let runner = HookRunner::new(hooks)
         .map_err(|e| contract(&e))?
         .session_id(string(input.get("session_id"), "input.session_id")?)

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use hanzo_config::{merge_tiers, HanzoConfig, TierSource};
-use hanzo_hooks::{HookConfig, HookRunner, ToolResult};
+use hanzo_config::{merge_tiers, HanzoConfig, TierSource, Trust};
+use hanzo_hooks::{HookRunner, ToolResult};
 use hanzo_permissions::{PermissionPolicy, RuleSpec};
 use hanzo_pipeline::{
     ConfigParts, Origin, PermissionDecision, PermissionPrompter, PipelineOutcome, Step, ToolCall,
@@ -15,7 +15,7 @@ use hanzo_pipeline::{
 use hanzo_sandbox::{IsolationMode, Sandbox, SandboxConfig};
 use serde_json::{json, Value};
 
-use crate::hooks::{fixtures, timeout_ms};
+use crate::hooks::{fixtures, hook_configs};
 use crate::sandbox_paths::build_tree;
 use crate::temp_root::{TempRoot, PLACEHOLDER};
 use crate::CaseError;
@@ -137,37 +137,8 @@ pub fn run(input: &Value) -> Result<Value, CaseError> {
     let sub = |s: &str| root.substitute(s).replace("{fixtures}", &fixtures);
     let sandbox_raw = field(input, "sandbox")?;
     build_tree(&root, sandbox_raw.get("tree"))?;
-    let call_raw = field(input, "call")?;
-    let origin: Origin = text(call_raw, "origin")?
-        .parse()
-        .map_err(|e: hanzo_pipeline::InvalidOrigin| CaseError::new(e.code(), e.to_string()))?;
-    let paths = list(call_raw, "paths")?
-        .iter()
-        .map(|p| {
-            p.as_str()
-                .map(|p| PathBuf::from(sub(p)))
-                .ok_or_else(|| bad("paths[] must be strings"))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let call = ToolCall {
-        tool_name: text(call_raw, "tool_name")?.to_owned(),
-        input: field(call_raw, "input")?.clone(),
-        origin,
-        paths,
-    };
-    let session_id = text(input, "session_id")?;
-    let (policy, hooks) = match input.get("settings") {
-        Some(settings) => {
-            let mut config = merged(settings);
-            for hook in &mut config.hooks {
-                hook.command = sub(&hook.command);
-            }
-            let parts = ConfigParts::from_config(&config)
-                .map_err(|e| CaseError::new(e.code(), e.to_string()))?;
-            (parts.policy, parts.hooks)
-        }
-        None => direct(input, &sub)?,
-    };
+    // PIPE-1: the parts in the order of the pipeline's parameters (sandbox, whose
+    // workspace the hooks run in, then policy, then hooks), then the call's origin.
     let config = field(sandbox_raw, "config")?;
     let mode: IsolationMode = text(config, "mode")?
         .parse()
@@ -188,6 +159,19 @@ pub fn run(input: &Value) -> Result<Value, CaseError> {
         sub(text(sandbox_raw, "workspace")?),
     )
     .map_err(|e| CaseError::new(e.code(), e.to_string()))?;
+    let session_id = text(input, "session_id")?;
+    let (policy, hooks) = match input.get("settings") {
+        Some(settings) => {
+            let mut config = merged(settings);
+            for hook in &mut config.hooks {
+                hook.command = sub(&hook.command);
+            }
+            let parts = ConfigParts::from_config(&config)
+                .map_err(|e| CaseError::new(e.code(), e.to_string()))?;
+            (parts.policy, parts.hooks)
+        }
+        None => direct(input, &sub)?,
+    };
     let runner = hooks
         .session_id(session_id)
         .cwd(sandbox.workspace())
@@ -205,6 +189,24 @@ pub fn run(input: &Value) -> Result<Value, CaseError> {
     };
     let prompter = ScriptedPrompter(answer);
     let executor = ScriptedExecutor(tool_result(field(input, "tool_output")?)?);
+    let call_raw = field(input, "call")?;
+    let origin: Origin = text(call_raw, "origin")?
+        .parse()
+        .map_err(|e: hanzo_pipeline::InvalidOrigin| CaseError::new(e.code(), e.to_string()))?;
+    let paths = list(call_raw, "paths")?
+        .iter()
+        .map(|p| {
+            p.as_str()
+                .map(|p| PathBuf::from(sub(p)))
+                .ok_or_else(|| bad("paths[] must be strings"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let call = ToolCall {
+        tool_name: text(call_raw, "tool_name")?.to_owned(),
+        input: field(call_raw, "input")?.clone(),
+        origin,
+        paths,
+    };
     let pipeline = ToolCallPipeline {
         policy: &policy,
         prompter: &prompter,
@@ -233,7 +235,17 @@ fn merged(settings: &Value) -> HanzoConfig {
                 .collect()
         })
         .unwrap_or_default();
-    merge_tiers([source("user"), source("project"), source("local")], &env).config
+    let trust = if settings.get("trusted").and_then(Value::as_bool) == Some(true) {
+        Trust::Trusted
+    } else {
+        Trust::Untrusted
+    };
+    merge_tiers(
+        [source("user"), source("project"), source("local")],
+        &env,
+        trust,
+    )
+    .config
 }
 
 /// The direct form: ordered rules and hooks as given (PIPE-6).
@@ -253,17 +265,7 @@ fn direct(
         .collect::<Result<Vec<_>, CaseError>>()?;
     let policy =
         PermissionPolicy::new(rules).map_err(|e| CaseError::new(e.code(), e.to_string()))?;
-    let hooks = list(input, "hooks")?
-        .iter()
-        .map(|h| {
-            Ok(HookConfig {
-                event: text(h, "event")?.to_owned(),
-                command: sub(text(h, "command")?),
-                tool_pattern: text(h, "tool_pattern")?.to_owned(),
-                timeout_ms: timeout_ms(h.get("timeout_ms"))?,
-            })
-        })
-        .collect::<Result<Vec<_>, CaseError>>()?;
+    let hooks = hook_configs(list(input, "hooks")?, sub)?;
     let runner = HookRunner::new(hooks).map_err(|e| CaseError::new(e.code(), e.to_string()))?;
     Ok((policy, runner))
 }

@@ -372,7 +372,7 @@ impl ToolCallPipeline<'_> {
 mod tests {
     use std::collections::BTreeMap;
 
-    use hanzo_config::{merge_tiers, TierSource};
+    use hanzo_config::{merge_tiers, TierSource, Trust};
     use hanzo_sandbox::{IsolationMode, SandboxConfig};
     use serde_json::json;
 
@@ -404,7 +404,8 @@ mod tests {
             TierSource::Absent,
             TierSource::Absent,
         ];
-        let config = merge_tiers(sources, &BTreeMap::new()).config;
+        // The user tier: trust does not matter (CFG-25).
+        let config = merge_tiers(sources, &BTreeMap::new(), Trust::Untrusted).config;
         let parts = ConfigParts::from_config(&config).expect("merged hooks are valid");
         let hooks = parts.hooks.env([("PATH", "/usr/bin:/bin")]);
         let sandbox =
