@@ -131,7 +131,10 @@ async function tokenResponse(input) {
     }
     throw e;
   }
-  if (tokens.expires_in !== undefined) throw new Skip(NO_EXPIRES_AT);
+  if (tokens.expires_in !== undefined) {
+    // Which lifetime it accepted is told, since the comparison cannot be made.
+    throw new Skip(`${NO_EXPIRES_AT} (it accepted expires_in ${JSON.stringify(tokens.expires_in)})`);
+  }
   return {
     access_token: tokens.access_token,
     token_type: tokens.token_type,
