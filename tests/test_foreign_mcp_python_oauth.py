@@ -9,9 +9,11 @@ this interpreter (mcp needs Python >= 3.10). A failing install fails the test.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -29,14 +31,18 @@ def python() -> Path:
     interpreter = VENV / "bin" / "python"
     marker = VENV / "installed.txt"
     wanted = (EXAMPLE / "requirements.txt").read_text(encoding="utf-8")
-    if not interpreter.exists() or not marker.exists() or marker.read_text() != wanted:
-        subprocess.run([sys.executable, "-m", "venv", "--clear", str(VENV)], check=True)
-        pip = [str(interpreter), "-m", "pip", "install", "-q", "--no-deps"]
-        done = subprocess.run(
-            [*pip, "-r", str(EXAMPLE / "requirements.txt")], capture_output=True, text=True
-        )
-        assert done.returncode == 0, f"pip install of the pinned mcp failed:\n{done.stderr}"
-        marker.write_text(wanted, encoding="utf-8")
+    # xdist workers may both get here: one installs, the other waits for it.
+    lock = Path(tempfile.gettempdir()) / "hanzo-conformance-example-mcp-python-oauth.lock"
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        if not interpreter.exists() or not marker.exists() or marker.read_text() != wanted:
+            subprocess.run([sys.executable, "-m", "venv", "--clear", str(VENV)], check=True)
+            pip = [str(interpreter), "-m", "pip", "install", "-q", "--no-deps"]
+            done = subprocess.run(
+                [*pip, "-r", str(EXAMPLE / "requirements.txt")], capture_output=True, text=True
+            )
+            assert done.returncode == 0, f"pip install of the pinned mcp failed:\n{done.stderr}"
+            marker.write_text(wanted, encoding="utf-8")
     return interpreter
 
 
