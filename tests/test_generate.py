@@ -50,6 +50,7 @@ DOMAINS = [
     "config-merge",
     "hooks",
     "mcp-normalization",
+    "oauth-authorize",
     "oauth-pkce",
     "permission-policy",
     "sandbox-paths",
@@ -257,7 +258,15 @@ def test_pkce_property_fails_when_generate_repeats_itself() -> None:
 
 
 @pytest.mark.parametrize(
-    "domain", ["sse-frames", "backoff-timing", "permission-policy", "config-merge", "oauth-pkce"]
+    "domain",
+    [
+        "sse-frames",
+        "backoff-timing",
+        "permission-policy",
+        "config-merge",
+        "oauth-pkce",
+        "oauth-authorize",
+    ],
 )
 def test_properties_hold_on_the_reference(domain: str) -> None:
     search = search_for(domain, PythonAdapter())

@@ -5,6 +5,7 @@ export * from "./mcp-names.js";
 export * from "./permissions.js";
 export * from "./compaction.js";
 export * from "./pkce.js";
+export * from "./oauth.js";
 export * from "./config.js";
 export * from "./backoff.js";
 export * from "./sandbox.js";

@@ -1,0 +1,59 @@
+"""Authlib 1.9.6 (PyPI) on oauth-authorize, through examples/authlib/worker.py: its
+client's authorize URL, callback parsing and token response diverge where its ledger
+says, and the run gates green on that ledger (and fails without it)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from runners._cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "authlib"
+
+
+def run(capsys: Any, *extra: str) -> tuple[int, str]:
+    worker = f"authlib={sys.executable} {EXAMPLE / 'worker.py'}"
+    argv = ["run", "--worker", worker, "--platform", "authlib", "--domain", "oauth-authorize"]
+    code = main([*argv, *extra])
+    return code, capsys.readouterr().out
+
+
+def test_authlib_diverges_where_its_ledger_says(capsys: Any) -> None:
+    code, out = run(capsys)
+    assert code == 1, out[-3000:]
+    # A parameter the endpoint already has is sent twice (RFC 6749 §3.1), the server's
+    # error response is read as a missing code (§4.1.2.1), and more, by cause:
+    assert "authlib: 20 cases, (whole output): error invalid_endpoint -> output" in out
+    assert "authlib: 5 cases, (whole output): output -> error missing_code" in out
+    assert "authlib: 9 cases, (whole output): error invalid_callback -> output" in out
+    assert "cases: oauth-authorize::existing-query-repeats-client-id" in out
+    assert "53 pass, 137 fail, 2 error, 0 skip" in out, out[-2000:]
+
+
+def test_authlib_gates_green_on_its_ledger(capsys: Any) -> None:
+    code, out = run(capsys, "--expectations", str(EXAMPLE / "expectations.json"))
+    assert code == 0, out[-3000:]
+    assert "53 pass, 0 fail, 0 error, 0 skip, 139 xfail" in out, out[-2000:]
+
+
+def test_authlib_keeps_one_question_mark_but_re_encodes_the_query(
+    capsys: Any, tmp_path: Path
+) -> None:
+    """Issue 26's endpoint (`?tenant=a%20b`): unlike `mcp`'s client, Authlib writes one
+    `?`; it re-encodes the server's query (`a%20b` -> `a+b`) and writes spaces as `+`."""
+    results = tmp_path / "results.json"
+    code, _ = run(capsys, "--format", "json", "--output", str(results))
+    assert code == 1
+    [result] = [
+        r
+        for r in json.loads(results.read_text(encoding="utf-8"))["results"]
+        if r["case"] == "existing-query-kept-percent-20"
+    ]
+    url = result["actual"]["url"]
+    assert url.count("?") == 1, url
+    assert url.startswith("https://as.example/authorize?tenant=a+b&response_type=code&"), url
+    assert "&scope=read+write&" in url, url
