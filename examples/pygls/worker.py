@@ -2,8 +2,9 @@
 
     python -m venv examples/pygls/.venv
     examples/pygls/.venv/bin/pip install -r examples/pygls/requirements.txt
-    hanzo-conformance run --worker pygls='examples/pygls/.venv/bin/python examples/pygls/worker.py' \
-        --platform pygls --domain lsp-positions --expectations examples/pygls/expectations.json
+    hanzo-conformance run --platform pygls --domain lsp-positions \
+        --worker pygls='examples/pygls/.venv/bin/python examples/pygls/worker.py' \
+        --expectations examples/pygls/expectations.json
 
 It speaks docs/protocol.md on stdin/stdout. Each case goes through what a pygls server
 uses: ``pygls.workspace.TextDocument`` with a ``PositionCodec`` of the case's encoding
@@ -42,7 +43,9 @@ try:
     from pygls.workspace import TextDocument
     from pygls.workspace.position_codec import PositionCodec
 except ImportError:
-    raise SystemExit("pygls is not installed: pip install -r examples/pygls/requirements.txt") from None
+    raise SystemExit(
+        "pygls is not installed: pip install -r examples/pygls/requirements.txt"
+    ) from None
 
 PYGLS_ENCODINGS = {"utf-8", "utf-16", "utf-32"}
 
@@ -188,7 +191,10 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     except ContractError as e:
         return {"id": request["id"], "error": {"code": e.code, "message": str(e)}}
     except Exception as e:  # a crash answers this case; the worker goes on
-        return {"id": request["id"], "crash": {"message": repr(e), "detail": traceback.format_exc()}}
+        return {
+            "id": request["id"],
+            "crash": {"message": repr(e), "detail": traceback.format_exc()},
+        }
 
 
 def main() -> None:
