@@ -15,6 +15,7 @@ Position(line=1, character=1)
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -220,7 +221,21 @@ class TextDocument:
             start = match.end()
         spans.append((start, len(text), len(text)))
         self._spans = spans
-        self._starts = [s for s, _, _ in spans]
+        self._unit_starts: dict[str, list[int]] = {}
+
+    def _starts_in(self, unit: Encoding) -> list[int]:
+        """Each line's start in ``unit``, then the document's length (once per text and unit)."""
+        starts = self._unit_starts.get(unit)
+        if starts is None:
+            t = self._text
+            starts = []
+            total = 0
+            for start, _, next_start in self._spans:
+                starts.append(total)
+                total += units(t[start:next_start], unit)
+            starts.append(total)
+            self._unit_starts[unit] = starts
+        return starts
 
     @property
     def text(self) -> str:
@@ -244,16 +259,22 @@ class TextDocument:
     def offset_at(self, position: Position, unit: str) -> int:
         """The offset, in ``unit``, of the boundary ``position`` denotes (LSP-3)."""
         unit_encoding = check_encoding(unit)
-        return units(self._text[: self._index_of(position)], unit_encoding)
+        index = self._index_of(position)
+        starts = self._starts_in(unit_encoding)
+        if position.line >= len(self._spans):
+            return starts[-1]
+        start = self._spans[position.line][0]
+        return starts[position.line] + units(self._text[start:index], unit_encoding)
 
     def position_at(self, offset: int, unit: str) -> Position:
         """The position of the greatest boundary at most ``offset`` ``unit``s in (LSP-4)."""
         unit_encoding = check_encoding(unit)
         _check_number(offset, InvalidOffset, "offset")
-        index = _boundary_at(self._text, 0, len(self._text), offset, unit_encoding)
-        line = _last_at_most(self._starts, index)
-        start, end, _ = self._spans[line]
-        index = min(index, end)  # inside a \r\n: the end of the content (LSP-4c)
+        starts = self._starts_in(unit_encoding)
+        line = bisect.bisect_right(starts, offset, 0, len(self._spans)) - 1
+        start, end, next_start = self._spans[line]
+        index = _boundary_at(self._text, start, next_start, offset - starts[line], unit_encoding)
+        index = min(index, end)  # inside a line end: the end of the content (LSP-4c)
         return Position(line, units(self._text[start:index], self.encoding))
 
     def apply_change(self, text: str, range: Range | None = None) -> None:
@@ -266,18 +287,6 @@ class TextDocument:
         if start > end:
             raise InvalidRange(f"range start (index {start}) is after its end (index {end})")
         self._set_text(self._text[:start] + text + self._text[end:])
-
-
-def _last_at_most(ascending: Sequence[int], value: int) -> int:
-    """The greatest i with ascending[i] <= value (ascending[0] <= value)."""
-    low, high = 0, len(ascending)
-    while high - low > 1:
-        mid = (low + high) // 2
-        if ascending[mid] <= value:
-            low = mid
-        else:
-            high = mid
-    return low
 
 
 _TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")

@@ -30,7 +30,7 @@ def _set_text(self: lsp_positions.TextDocument, text: str) -> None:
     spans.append((start, len(text), len(text)))
     self._text = text
     self._spans = spans
-    self._starts = [s for s, _, _ in spans]
+    self._unit_starts = {}
 
 
 lsp_positions.TextDocument._set_text = _set_text  # type: ignore[method-assign]

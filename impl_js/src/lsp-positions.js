@@ -91,6 +91,8 @@ export class TextDocument {
   /** @type {number[]} line starts */ #starts = [];
   /** @type {number[]} ends of line content */ #ends = [];
   /** @type {number[]} starts of the next line */ #nexts = [];
+  /** @type {Map<Encoding, number[]>} line starts in utf-8 / utf-32 units, then the length */
+  #unitStarts = new Map();
 
   /**
    * @param {string} text
@@ -122,6 +124,28 @@ export class TextDocument {
     this.#starts = starts;
     this.#ends = ends;
     this.#nexts = nexts;
+    this.#unitStarts = new Map();
+  }
+
+  /**
+   * Where line `line` starts in `unit`s (`line` = the number of lines: the length).
+   * @param {number} line
+   * @param {Encoding} unit
+   */
+  #startIn(line, unit) {
+    if (unit === "utf-16") return line < this.#starts.length ? this.#starts[line] : this.#text.length;
+    let starts = this.#unitStarts.get(unit);
+    if (starts === undefined) {
+      starts = [];
+      let total = 0;
+      for (let i = 0; i < this.#starts.length; i++) {
+        starts.push(total);
+        total += units(this.#text, this.#starts[i], this.#nexts[i], unit);
+      }
+      starts.push(total);
+      this.#unitStarts.set(unit, starts);
+    }
+    return starts[line];
   }
 
   /** The document text. */
@@ -156,7 +180,10 @@ export class TextDocument {
    */
   offsetAt(position, unit) {
     const unitEncoding = checkEncoding(unit);
-    return units(this.#text, 0, this.#indexOf(position), unitEncoding);
+    const index = this.#indexOf(position);
+    if (position.line >= this.#starts.length) return this.#startIn(this.#starts.length, unitEncoding);
+    const start = this.#starts[position.line];
+    return this.#startIn(position.line, unitEncoding) + units(this.#text, start, index, unitEncoding);
   }
 
   /**
@@ -168,15 +195,16 @@ export class TextDocument {
   positionAt(offset, unit) {
     const unitEncoding = checkEncoding(unit);
     checkNumber(offset, "invalid_offset", "offset");
-    let index = boundaryAt(this.#text, 0, this.#text.length, offset, unitEncoding);
     let low = 0;
     let high = this.#starts.length;
     while (high - low > 1) {
       const mid = (low + high) >> 1;
-      if (this.#starts[mid] <= index) low = mid;
+      if (this.#startIn(mid, unitEncoding) <= offset) low = mid;
       else high = mid;
     }
-    index = Math.min(index, this.#ends[low]); // inside a \r\n (LSP-4c)
+    const within = offset - this.#startIn(low, unitEncoding);
+    let index = boundaryAt(this.#text, this.#starts[low], this.#nexts[low], within, unitEncoding);
+    index = Math.min(index, this.#ends[low]); // inside a line end (LSP-4c)
     return { line: low, character: units(this.#text, this.#starts[low], index, this.encoding) };
   }
 

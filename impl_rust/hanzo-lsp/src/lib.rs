@@ -14,6 +14,7 @@
 //! assert_eq!(reader.feed(b"Content-Length: 2\r\n\r\n{}").unwrap(), vec!["{}".to_owned()]);
 //! ```
 
+use std::cell::OnceCell;
 use std::fmt;
 use std::str::FromStr;
 
@@ -224,6 +225,9 @@ pub struct TextDocument {
     text: String,
     encoding: Encoding,
     spans: Vec<Span>,
+    /// Each line's start in UTF-16 and in UTF-32 units, then the length, made on first
+    /// use (UTF-8 starts are the spans' own).
+    wide_starts: [OnceCell<Vec<usize>>; 2],
 }
 
 impl TextDocument {
@@ -235,6 +239,7 @@ impl TextDocument {
             text,
             encoding,
             spans,
+            wide_starts: Default::default(),
         }
     }
 
@@ -270,15 +275,52 @@ impl TextDocument {
 
     /// The offset, in `unit`, of the boundary `position` denotes (LSP-3).
     pub fn offset_at(&self, position: Position, unit: Encoding) -> usize {
-        unit.units(&self.text[..self.index_of(position)])
+        let index = self.index_of(position);
+        match self.spans.get(position.line as usize) {
+            None => self.start_in(self.spans.len(), unit),
+            Some(span) => {
+                self.start_in(position.line as usize, unit)
+                    + unit.units(&self.text[span.start..index])
+            }
+        }
+    }
+
+    /// Where line `line` starts in `unit`s (`line` = the number of lines: the length).
+    fn start_in(&self, line: usize, unit: Encoding) -> usize {
+        let slot = match unit {
+            Encoding::Utf8 => return self.spans.get(line).map_or(self.text.len(), |s| s.start),
+            Encoding::Utf16 => 0,
+            Encoding::Utf32 => 1,
+        };
+        self.wide_starts[slot].get_or_init(|| self.starts_in(unit))[line]
+    }
+
+    fn starts_in(&self, unit: Encoding) -> Vec<usize> {
+        let mut starts = Vec::with_capacity(self.spans.len() + 1);
+        let mut total = 0;
+        for span in &self.spans {
+            starts.push(total);
+            total += unit.units(&self.text[span.start..span.next]);
+        }
+        starts.push(total);
+        starts
     }
 
     /// The position of the greatest boundary at most `offset` units of `unit` in (LSP-4).
     pub fn position_at(&self, offset: usize, unit: Encoding) -> Position {
-        let index = boundary_at(&self.text, offset, unit);
-        let line = self.spans.partition_point(|s| s.start <= index) - 1;
-        let span = self.spans[line];
-        let index = index.min(span.content_end); // inside a \r\n (LSP-4c)
+        let (mut low, mut high) = (0, self.spans.len());
+        while high - low > 1 {
+            let mid = (low + high) / 2;
+            if self.start_in(mid, unit) <= offset {
+                low = mid;
+            } else {
+                high = mid;
+            }
+        }
+        let (line, span) = (low, self.spans[low]);
+        let within = &self.text[span.start..span.next];
+        let index = span.start + boundary_at(within, offset - self.start_in(line, unit), unit);
+        let index = index.min(span.content_end); // inside a line end (LSP-4c)
         let character = self.encoding.units(&self.text[span.start..index]);
         Position::new(to_u32(line), to_u32(character))
     }
@@ -304,6 +346,7 @@ impl TextDocument {
             }
         };
         self.spans = spans_of(&replaced);
+        self.wide_starts = Default::default();
         self.text = replaced;
         Ok(())
     }
