@@ -12,6 +12,7 @@ import { run as sandboxPaths } from "./sandbox-paths.js";
 import { run as hooks } from "./hooks.js";
 import { run as toolCallPipeline } from "./tool-call-pipeline.js";
 import { run as oauthAuthorize } from "./oauth-authorize.js";
+import { run as lspPositions } from "./lsp-positions.js";
 
 /** @type {Record<string, (input: any) => any>} */
 export const DOMAINS = {
@@ -26,4 +27,5 @@ export const DOMAINS = {
   hooks,
   "tool-call-pipeline": toolCallPipeline,
   "oauth-authorize": oauthAuthorize,
+  "lsp-positions": lspPositions,
 };

@@ -11,3 +11,4 @@ export * from "./backoff.js";
 export * from "./sandbox.js";
 export * from "./hooks.js";
 export * from "./pipeline.js";
+export * from "./lsp-positions.js";

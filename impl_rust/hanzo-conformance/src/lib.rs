@@ -10,6 +10,7 @@ use serde_json::Value;
 mod backoff_timing;
 mod config_merge;
 mod hooks;
+mod lsp_positions;
 mod mcp_normalization;
 mod oauth_authorize;
 mod oauth_pkce;
@@ -79,6 +80,7 @@ const DOMAINS: &[(&str, Layer)] = &[
     ("hooks", Layer::Value(hooks::run)),
     ("tool-call-pipeline", Layer::Value(tool_call_pipeline::run)),
     ("oauth-authorize", Layer::Value(oauth_authorize::run)),
+    ("lsp-positions", Layer::Value(lsp_positions::run)),
 ];
 
 /// The domains this platform implements.
