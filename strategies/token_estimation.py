@@ -93,17 +93,12 @@ def inputs() -> st.SearchStrategy[dict[str, Any]]:
     return records(RECORD, decode)
 
 
-def _units_differ(text: str) -> bool:
-    """Whether bytes, code points or UTF-16 units would give different costs."""
-    utf8 = len(text.encode("utf-8"))
-    utf16 = len(text.encode("utf-16-le")) // 2
-    return len({utf8 // 4, len(text) // 4, utf16 // 4}) > 1
-
-
 def clauses(case_input: Any, response: Response) -> set[str]:
+    # TOK-1 where the unit matters: a non-ASCII string has more UTF-8 bytes than
+    # code points or UTF-16 units.
     found = {"TOK-2"}
     if "text" in case_input:
-        if _units_differ(case_input["text"]):
+        if not case_input["text"].isascii():
             found.add("TOK-1")
         return found
     messages = case_input["messages"]
@@ -112,7 +107,10 @@ def clauses(case_input: Any, response: Response) -> set[str]:
         if "token_count" in message:
             continue
         found.add("TOK-3")
-        if _units_differ(message["content"]):
+        strings = [message["content"], message.get("tool_call_id", "")]
+        for call in message.get("tool_calls", ()):
+            strings += [call["id"], call["name"], call.get("arguments", "")]
+        if not all(s.isascii() for s in strings):
             found.add("TOK-1")
         if any("arguments" in call for call in message.get("tool_calls", ())):
             found.add("TOK-4")
