@@ -4,7 +4,8 @@
 //     npm ci --prefix examples/js-tiktoken
 //     hanzo-conformance run --worker js-tiktoken='node examples/js-tiktoken/worker.mjs' \
 //         --platform js-tiktoken --domain token-encoding \
-//         --expectations examples/js-tiktoken/expectations.json
+//         --expectations examples/js-tiktoken/expectations.json \
+//         --no-default-vectors --vectors examples/token-encoding
 //
 // Each case is `getEncoding("o200k_base").encode(text, [], [])`: no special token
 // allowed, none disallowed, so a special-token string is ordinary text (TENC-2); the
