@@ -6,6 +6,7 @@ turns; when the total exceeds 90% of ``max_tokens`` (or when forced, as by a
 manual ``/compact``), first replace tool results in the middle with
 ``"[compacted]"``, and if that is not enough, replace the whole middle with one
 summary message from the user role, or drop the middle if the summarizer fails.
+A message without a ``token_count`` is costed by the token estimator (COMP-13).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from impl_python.errors import HanzoError
+from impl_python.tokens import ToolCallText, estimate_message
 
 __all__ = [
     "COMPACTED",
@@ -30,6 +32,7 @@ __all__ = [
     "Summarizer",
     "Summary",
     "ToolCall",
+    "estimated_token_count",
     "placeholder_summarizer",
     "trigger_threshold",
 ]
@@ -83,11 +86,12 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class Message:
-    """A history entry; ``None`` optional fields are absent (COMP-2)."""
+    """A history entry; ``None`` optional fields are absent (COMP-2). A ``token_count``
+    of None is estimated by ``compact`` (COMP-13)."""
 
     role: str
     content: str
-    token_count: int
+    token_count: int | None = None
     tool_calls: tuple[ToolCall, ...] | None = None
     tool_call_id: str | None = None
     summary: bool | None = None
@@ -140,10 +144,35 @@ def placeholder_summarizer(token_count: int) -> Summarizer:
     return summarize
 
 
+def estimated_token_count(message: Message) -> int:
+    """The token-estimation estimate of ``message`` (COMP-13): its content (and
+    ``tool_call_id``) as one part, each tool call's id and name as another."""
+    calls = [ToolCallText(call.id, call.name) for call in message.tool_calls or ()]
+    return estimate_message(message.content, tool_calls=calls, tool_call_id=message.tool_call_id)
+
+
+def _counted(messages: Sequence[Message]) -> Sequence[Message]:
+    """``messages`` with every missing ``token_count`` set to its estimate (COMP-13)."""
+    if all(message.token_count is not None for message in messages):
+        return messages
+    return [
+        message
+        if message.token_count is not None
+        else dataclasses.replace(message, token_count=estimated_token_count(message))
+        for message in messages
+    ]
+
+
+def _cost(message: Message) -> int:
+    # Every message is counted (_counted) before any total is taken.
+    count = message.token_count
+    return estimated_token_count(message) if count is None else count
+
+
 def _checked_total(messages: Sequence[Message]) -> int:
     total = 0
     for message in messages:
-        total += message.token_count
+        total += _cost(message)
         if total > MAX_SAFE_INTEGER:
             raise InvalidTokenCount("total token count exceeds 2**53 - 1")
     return total
@@ -152,7 +181,7 @@ def _checked_total(messages: Sequence[Message]) -> int:
 def _validate(messages: Sequence[Message]) -> None:
     """COMP-3 steps 4 and 5 (COMP-4)."""
     for index, message in enumerate(messages):
-        if message.token_count < 0:
+        if message.token_count is not None and message.token_count < 0:
             raise InvalidTokenCount(f"messages[{index}].token_count is negative")
     call_ids: set[str] = set()
     answered: set[str] = set()
@@ -257,6 +286,7 @@ class SessionCompactor:
         ``force`` (a manual ``/compact``, COMP-7) compacts whatever the total and the
         budget: the middle is pruned and then summarized (or truncated).
         """
+        messages = _counted(messages)
         _validate(messages)
         before = _checked_total(messages)
         unchanged = CompactionResult(

@@ -1,6 +1,7 @@
 """session-compaction: histories whose total sits at the trigger (0.9 x max_tokens)
 and at max_tokens, tool calls and results around the recent-region boundary,
-zero-cost and huge token counts, and histories that are not well-formed."""
+zero-cost and huge token counts, a message without a count (estimated, COMP-13), and
+histories that are not well-formed."""
 
 from __future__ import annotations
 
@@ -168,6 +169,15 @@ def _history(record: bytes) -> tuple[list[dict[str, Any]], list[str], int]:
         total += broken["token_count"]
         messages[i] = broken
         texts[i] = _encode_message(broken)
+    elif messages and chance % 5 == 3 and chance >= 128:
+        # A message without token_count, costed by the estimator (COMP-13). The total
+        # only aims the budget, so the message's estimate is taken as 1 ("q", "a" and
+        # "r" cost 1; a call adds its id and name).
+        i = where % len(messages)
+        uncounted = {k: v for k, v in messages[i].items() if k != "token_count"}
+        total += 1 - messages[i]["token_count"]
+        messages[i] = uncounted
+        texts[i] = _encode_message(uncounted)
     return messages, texts, total
 
 
@@ -245,6 +255,8 @@ def clauses(case_input: Any, response: Response) -> set[str]:
         found |= {"COMP-5", "COMP-6", "COMP-9"}
     if case_input.get("force"):
         found.add("COMP-7a")
+    if any("token_count" not in m for m in messages):
+        found.add("COMP-13")
     if case_input.get("summarizer_fails") and output.get("compacted_count"):
         found.add("COMP-11")
     return found

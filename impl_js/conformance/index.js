@@ -13,6 +13,7 @@ import { run as hooks } from "./hooks.js";
 import { run as toolCallPipeline } from "./tool-call-pipeline.js";
 import { run as oauthAuthorize } from "./oauth-authorize.js";
 import { run as lspPositions } from "./lsp-positions.js";
+import { run as tokenEstimation } from "./token-estimation.js";
 
 /** @type {Record<string, (input: any) => any>} */
 export const DOMAINS = {
@@ -28,4 +29,5 @@ export const DOMAINS = {
   "tool-call-pipeline": toolCallPipeline,
   "oauth-authorize": oauthAuthorize,
   "lsp-positions": lspPositions,
+  "token-estimation": tokenEstimation,
 };

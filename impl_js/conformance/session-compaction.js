@@ -12,7 +12,7 @@ function failingSummarizer(middle) {
 }
 
 /**
- * @param {{messages: import("../src/compaction.js").Message[], max_tokens: number | null,
+ * @param {{messages: import("../src/compaction.js").InputMessage[], max_tokens: number | null,
  *   reserve_recent?: number, summary_tokens: number, compacted_tokens: number,
  *   force?: boolean, summarizer_fails?: boolean}} input
  */

@@ -1,15 +1,17 @@
 // Token-budget session compaction (HIP-301 "Session compaction"; contract:
-// docs/domains/session-compaction.md, clauses COMP-1..COMP-12).
+// docs/domains/session-compaction.md, clauses COMP-1..COMP-13).
 //
 // Keep the system prompt and the last `reserveRecent` turns; when the total
 // exceeds 90% of `maxTokens` (or when forced, a manual /compact), first replace
 // tool results of the middle with "[compacted]", and if that is not enough,
 // replace the whole middle with one summary message from the user role, or drop
-// the middle if the summarizer throws (a failed summarization call). Message content is never measured (token counts are given),
+// the middle if the summarizer throws (a failed summarization call). Message content is measured
+// only for a message without a token_count, by the token estimator in UTF-8 bytes (COMP-13),
 // so UTF-16 never matters here. Token sums stay within Number.MAX_SAFE_INTEGER
 // (checked after every addition); the 90% threshold is computed with BigInt.
 
 import { HanzoError } from "./errors.js";
+import { estimateMessage } from "./tokens.js";
 
 /** Content of a pruned tool result (COMP-9). */
 export const COMPACTED = "[compacted]";
@@ -65,6 +67,9 @@ export class InvalidMessagesError extends CompactionError {
  * @typedef {{id: string, name: string}} ToolCall
  * @typedef {{role: string, content: string, token_count: number,
  *   tool_calls?: ToolCall[], tool_call_id?: string, summary?: boolean}} Message
+ * @typedef {{role: string, content: string, token_count?: number,
+ *   tool_calls?: ToolCall[], tool_call_id?: string, summary?: boolean}} InputMessage
+ *   A message as compact takes it: without token_count, it is estimated (COMP-13).
  * @typedef {{content: string, token_count: number}} Summary
  * @typedef {(middle: Message[]) => Summary} Summarizer
  * @typedef {{messages: Message[], compactedCount: number, tokensSaved: number,
@@ -117,6 +122,34 @@ function checkedTotal(messages) {
     }
   }
   return total;
+}
+
+/**
+ * The token-estimation estimate of a message (COMP-13): its content (and
+ * tool_call_id) as one part, each tool call's id and name as another.
+ * @param {InputMessage} message
+ * @returns {number}
+ */
+export function estimatedTokenCount(message) {
+  return estimateMessage(message.content, {
+    ...(message.tool_calls === undefined ? {} : { toolCalls: message.tool_calls }),
+    ...(message.tool_call_id === undefined ? {} : { toolCallId: message.tool_call_id }),
+  });
+}
+
+/**
+ * The messages with every missing token_count set to its estimate (COMP-13). A
+ * message whose content is not a string is left for validate to reject.
+ * @param {readonly InputMessage[]} messages
+ * @returns {readonly Message[]}
+ */
+function counted(messages) {
+  if (messages.every((m) => m?.token_count !== undefined)) return /** @type {readonly Message[]} */ (messages);
+  return messages.map((m) =>
+    m?.token_count === undefined && typeof m?.content === "string"
+      ? { ...m, token_count: estimatedTokenCount(m) }
+      : /** @type {Message} */ (m),
+  );
 }
 
 /**
@@ -232,14 +265,15 @@ export class SessionCompactor {
   }
 
   /**
-   * Compact `messages` (COMP-1..COMP-12); the input is not modified. With
+   * Compact `input` (COMP-1..COMP-13); it is not modified. With
    * `force` (a manual /compact, COMP-7) the total and the budget do not matter:
    * the middle is pruned and then summarized, or truncated.
-   * @param {readonly Message[]} messages
+   * @param {readonly InputMessage[]} input
    * @param {{force?: boolean}} [options]
    * @returns {CompactionResult}
    */
-  compact(messages, { force = false } = {}) {
+  compact(input, { force = false } = {}) {
+    const messages = counted(input);
     validate(messages);
     const before = checkedTotal(messages);
     const threshold = this.maxTokens === null ? null : triggerThreshold(this.maxTokens);

@@ -12,3 +12,4 @@ export * from "./sandbox.js";
 export * from "./hooks.js";
 export * from "./pipeline.js";
 export * from "./lsp-positions.js";
+export * from "./tokens.js";

@@ -25,7 +25,7 @@ def _message_in(raw: dict[str, Any]) -> Message:
     vars(message).update(
         role=raw["role"],
         content=raw["content"],
-        token_count=raw["token_count"],
+        token_count=raw.get("token_count"),
         tool_calls=None if calls is None else tuple([ToolCall(c["id"], c["name"]) for c in calls]),
         tool_call_id=raw.get("tool_call_id"),
         summary=raw.get("summary"),

@@ -30,6 +30,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::num::NonZeroU64;
 
+use hanzo_tokens::{estimate_message, ToolCallText};
+
 /// Content of a tool result pruned by the compactor (COMP-9).
 pub const COMPACTED: &str = "[compacted]";
 
@@ -98,7 +100,8 @@ pub struct Message {
     pub role: Role,
     /// The text; never inspected except for the exact string [`COMPACTED`].
     pub content: String,
-    /// Cost in tokens, computed by the caller.
+    /// Cost in tokens, computed by the caller, or estimated for a message that
+    /// comes without one ([`Message::with_estimated_token_count`], COMP-13).
     pub token_count: u64,
     /// Tool calls (assistant messages only).
     pub tool_calls: Option<Vec<ToolCall>>,
@@ -119,6 +122,27 @@ impl Message {
             tool_call_id: None,
             summary: None,
         }
+    }
+
+    /// The token-estimation estimate of this message (COMP-13): its content (and
+    /// `tool_call_id`) as one part, each tool call's id and name as another; its
+    /// `token_count` plays no part.
+    pub fn estimated_token_count(&self) -> u64 {
+        let calls: Vec<ToolCallText> = self
+            .tool_calls
+            .iter()
+            .flatten()
+            .map(|call| ToolCallText::new(call.id.as_str(), call.name.as_str(), ""))
+            .collect();
+        estimate_message(&self.content, &calls, self.tool_call_id.as_deref())
+    }
+
+    /// This message with `token_count` set to its estimate: how a caller builds a
+    /// message that comes without a count (COMP-13), once its other fields are set.
+    #[must_use]
+    pub fn with_estimated_token_count(mut self) -> Self {
+        self.token_count = self.estimated_token_count();
+        self
     }
 }
 

@@ -18,6 +18,7 @@ mod permission_policy;
 mod sandbox_paths;
 mod session_compaction;
 mod sse_frames;
+mod token_estimation;
 mod tool_call_pipeline;
 
 pub mod batch;
@@ -81,6 +82,7 @@ const DOMAINS: &[(&str, Layer)] = &[
     ("tool-call-pipeline", Layer::Value(tool_call_pipeline::run)),
     ("oauth-authorize", Layer::Value(oauth_authorize::run)),
     ("lsp-positions", Layer::Value(lsp_positions::run)),
+    ("token-estimation", Layer::Value(token_estimation::run)),
 ];
 
 /// The domains this platform implements.

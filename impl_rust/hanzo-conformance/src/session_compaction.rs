@@ -72,7 +72,7 @@ fn tool_calls(raw: &Value) -> Vec<ToolCall> {
 fn message_in(
     index: usize,
     object: &Map<String, Value>,
-    token_count: u64,
+    token_count: Option<u64>,
 ) -> Result<Message, CaseError> {
     let role_name = text(object, "role");
     let role = Role::parse(&role_name).ok_or_else(|| {
@@ -88,13 +88,18 @@ fn message_in(
         v.as_bool()
             .unwrap_or_else(|| schema_invalid("message.summary must be a boolean"))
     });
-    Ok(Message {
+    let message = Message {
         role,
         content: text(object, "content"),
-        token_count,
+        token_count: token_count.unwrap_or(0),
         tool_calls: object.get("tool_calls").map(tool_calls),
         tool_call_id,
         summary,
+    };
+    // COMP-13: a message without a count is costed by the estimator.
+    Ok(match token_count {
+        Some(_) => message,
+        None => message.with_estimated_token_count(),
     })
 }
 
@@ -108,11 +113,14 @@ fn messages_in(raw: &Value) -> Result<Vec<Message>, CaseError> {
         let object = item
             .as_object()
             .unwrap_or_else(|| schema_invalid("a message must be an object"));
-        let count = int(item, "token_count");
-        objects.push((
-            object,
-            cost(count, &format!("messages[{index}].token_count"))?,
-        ));
+        let count = match object.get("token_count") {
+            None => None,
+            Some(_) => Some(cost(
+                int(item, "token_count"),
+                &format!("messages[{index}].token_count"),
+            )?),
+        };
+        objects.push((object, count));
     }
     objects
         .into_iter()
