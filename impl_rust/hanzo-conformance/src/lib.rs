@@ -16,6 +16,7 @@ mod permission_policy;
 mod sandbox_paths;
 mod session_compaction;
 mod sse_frames;
+mod stream_assembly;
 mod tool_call_pipeline;
 
 pub mod batch;
@@ -77,6 +78,7 @@ const DOMAINS: &[(&str, Layer)] = &[
     ("sandbox-paths", Layer::Value(sandbox_paths::run)),
     ("hooks", Layer::Value(hooks::run)),
     ("tool-call-pipeline", Layer::Value(tool_call_pipeline::run)),
+    ("stream-assembly", Layer::Value(stream_assembly::run)),
 ];
 
 /// The domains this platform implements.
