@@ -66,8 +66,10 @@ async function streamAssembly(input) {
   /** @type {any[]} */
   const events = [];
   let final;
+  /** @type {any} */
+  let stream = null;
   try {
-    const stream = client.chat.completions.stream({
+    stream = client.chat.completions.stream({
       model: "m",
       messages: [{ role: "user", content: "hi" }],
     });
@@ -80,7 +82,10 @@ async function streamAssembly(input) {
     const error = /** @type {any} */ (e).error ?? {};
     const kind = error.type || error.code || "unknown";
     events.push({ type: "error", error_type: kind, message: error.message ?? e.message });
-    return { events, usage: null };
+    // The usage the helper holds when the error came, if it had a snapshot yet.
+    const seen = stream?.currentChatCompletionSnapshot?.usage;
+    const usage = seen ? { input_tokens: seen.prompt_tokens, output_tokens: seen.completion_tokens } : null;
+    return { events, usage };
   }
   const choice = final.choices[0];
   for (const call of choice?.message?.tool_calls ?? []) {

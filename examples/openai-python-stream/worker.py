@@ -69,6 +69,7 @@ def stream_assembly(case_input: dict[str, Any]) -> dict[str, Any]:
     )
     events: list[dict[str, Any]] = []
     usage = None
+    stream: Any = None
     try:
         with client.chat.completions.stream(
             model="m", messages=[{"role": "user", "content": "hi"}]
@@ -81,7 +82,14 @@ def stream_assembly(case_input: dict[str, Any]) -> dict[str, Any]:
         body_ = e.body if isinstance(e.body, dict) else {}
         kind = body_.get("type") or body_.get("code") or "unknown"
         events.append({"type": "error", "error_type": kind, "message": e.message})
-        return {"events": events, "usage": None}
+        # The usage the helper holds when the error came, if it had a snapshot yet.
+        try:
+            seen = stream.current_completion_snapshot.usage if stream is not None else None
+        except AssertionError:
+            seen = None
+        if seen is not None:
+            usage = {"input_tokens": seen.prompt_tokens, "output_tokens": seen.completion_tokens}
+        return {"events": events, "usage": usage}
     choice = final.choices[0] if final.choices else None
     for call in (choice.message.tool_calls or []) if choice else []:
         arguments = call.function.arguments
