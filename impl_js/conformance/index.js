@@ -14,6 +14,7 @@ import { run as toolCallPipeline } from "./tool-call-pipeline.js";
 import { run as oauthAuthorize } from "./oauth-authorize.js";
 import { run as lspPositions } from "./lsp-positions.js";
 import { run as tokenEstimation } from "./token-estimation.js";
+import { run as streamAssembly } from "./stream-assembly.js";
 
 /** @type {Record<string, (input: any) => any>} */
 export const DOMAINS = {
@@ -30,4 +31,5 @@ export const DOMAINS = {
   "oauth-authorize": oauthAuthorize,
   "lsp-positions": lspPositions,
   "token-estimation": tokenEstimation,
+  "stream-assembly": streamAssembly,
 };

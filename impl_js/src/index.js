@@ -13,3 +13,4 @@ export * from "./hooks.js";
 export * from "./pipeline.js";
 export * from "./lsp-positions.js";
 export * from "./tokens.js";
+export * from "./stream-assembly.js";

@@ -19,6 +19,7 @@ mod sandbox_paths;
 mod session_compaction;
 mod sse_frames;
 mod token_estimation;
+mod stream_assembly;
 mod tool_call_pipeline;
 
 pub mod batch;
@@ -83,6 +84,7 @@ const DOMAINS: &[(&str, Layer)] = &[
     ("oauth-authorize", Layer::Value(oauth_authorize::run)),
     ("lsp-positions", Layer::Value(lsp_positions::run)),
     ("token-estimation", Layer::Value(token_estimation::run)),
+    ("stream-assembly", Layer::Value(stream_assembly::run)),
 ];
 
 /// The domains this platform implements.
