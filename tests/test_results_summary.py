@@ -1,6 +1,6 @@
 """A saved results file is evidence: `report` (the gate on saved results) reads the
-verdict from the results, so a summary edited to say "pass" is refused, not believed; and no command writes its
-output over one of its own inputs."""
+verdict from the results, so a summary edited to say "pass" is refused, not believed;
+and no command writes its output over one of its own inputs."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """A conformance worker for hanzoai 8.5.914, Hanzo's published Python runtime, on
 mcp-normalization.
 
-    python3.12 -m venv .venv && .venv/bin/pip install -r examples/hanzoai-runtime/requirements.txt
-    hanzo-conformance run --worker hanzoai-runtime='.venv/bin/python examples/hanzoai-runtime/worker.py' \
-        --platform hanzoai-runtime --domain mcp-normalization \
+    python3.12 -m venv venv && venv/bin/pip install -r examples/hanzoai-runtime/requirements.txt
+    hanzo-conformance run --platform hanzoai-runtime --domain mcp-normalization \
+        --worker hanzoai-runtime='venv/bin/python examples/hanzoai-runtime/worker.py' \
         --expectations examples/hanzoai-runtime/expectations.json
 
 hanzoai 8.x says it ports claw-code's runtime. Its MCP names are
@@ -60,7 +60,8 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     try:
         result = run(request["input"])
     except Exception as e:  # a crash answers this case; the worker goes on
-        return {"id": request["id"], "crash": {"message": repr(e), "detail": traceback.format_exc()}}
+        crash = {"message": repr(e), "detail": traceback.format_exc()}
+        return {"id": request["id"], "crash": crash}
     if isinstance(result, str):
         return {"id": request["id"], "skip": {"reason": result}}
     return {"id": request["id"], "output": result}

@@ -18,8 +18,8 @@ mod permission_policy;
 mod sandbox_paths;
 mod session_compaction;
 mod sse_frames;
-mod token_estimation;
 mod stream_assembly;
+mod token_estimation;
 mod tool_call_pipeline;
 
 pub mod batch;
