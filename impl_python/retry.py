@@ -91,7 +91,8 @@ _OWS = " \t"
 
 def _field(headers: Iterable[tuple[str, str]], name: str) -> str | None:
     """RETRY-9: the trimmed value of a singleton field, None if absent or conflicting."""
-    values = {value.strip(_OWS) for key, value in headers if key.lower() == name}
+    # ASCII case folding only: str.lower() would fold e.g. the Kelvin sign to "k".
+    values = {value.strip(_OWS) for key, value in headers if key.isascii() and key.lower() == name}
     return values.pop() if len(values) == 1 else None
 
 

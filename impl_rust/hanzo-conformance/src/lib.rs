@@ -10,6 +10,7 @@ use serde_json::Value;
 mod backoff_timing;
 mod config_merge;
 mod hooks;
+mod http_retry;
 mod mcp_normalization;
 mod oauth_pkce;
 mod permission_policy;
@@ -77,6 +78,7 @@ const DOMAINS: &[(&str, Layer)] = &[
     ("sandbox-paths", Layer::Value(sandbox_paths::run)),
     ("hooks", Layer::Value(hooks::run)),
     ("tool-call-pipeline", Layer::Value(tool_call_pipeline::run)),
+    ("http-retry", Layer::Value(http_retry::run)),
 ];
 
 /// The domains this platform implements.
