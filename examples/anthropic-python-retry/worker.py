@@ -39,9 +39,9 @@ import traceback
 from importlib import metadata
 from typing import Any
 
-import httpx2
 import anthropic
 import anthropic._base_client as base_client
+import httpx2
 from anthropic._models import FinalRequestOptions
 
 PACKAGE = "anthropic"

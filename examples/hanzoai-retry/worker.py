@@ -1,5 +1,5 @@
-"""A conformance worker for hanzoai 2.1.3 (PyPI, Hanzo's Python SDK) on http-retry: the SDK's own retry
-loop, through its real client, on a scripted transport.
+"""A conformance worker for hanzoai 2.1.3 (PyPI, Hanzo's Python SDK) on http-retry: the SDK's
+own retry loop, through its real client, on a scripted transport.
 
     pip install hanzoai==2.1.3
     hanzo-conformance run --worker hanzoai-retry='python examples/hanzoai-retry/worker.py' \
@@ -39,9 +39,9 @@ import traceback
 from importlib import metadata
 from typing import Any
 
-import httpx
 import hanzoai
 import hanzoai._base_client as base_client
+import httpx
 from hanzoai._models import FinalRequestOptions
 
 PACKAGE = "hanzoai"
