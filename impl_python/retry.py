@@ -145,16 +145,19 @@ def _days_from_civil(year: int, month: int, day: int) -> int:
     return era * 146097 + doe - 719468
 
 
-def _year_of(ms: int) -> int:
-    """The UTC year of a millisecond timestamp (inverse of _days_from_civil, year only)."""
-    z = ms // 86_400_000 + 719468
+def _civil(ms: int) -> tuple[int, int, int, int]:
+    """(year, month, day, milliseconds of the day) of a timestamp, UTC (inverse of
+    _days_from_civil)."""
+    days, ms_of_day = divmod(ms, 86_400_000)
+    z = days + 719468
     era = z // 146097
     doe = z - era * 146097
     yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
     doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
     mp = (5 * doy + 2) // 153
+    day = doy - (153 * mp + 2) // 5 + 1
     month = mp + 3 if mp < 10 else mp - 9
-    return yoe + era * 400 + (month <= 2)
+    return yoe + era * 400 + (month <= 2), month, day, ms_of_day
 
 
 def _two_digits(text: str) -> int | None:
@@ -206,9 +209,17 @@ def _rfc850_date(rest: str, now_ms: int) -> int | None:
     day, yy = _two_digits(date[0]), _two_digits(date[2])
     if day is None or yy is None:
         return None
-    # The year ending in yy within [now_year - 49, now_year + 50] (RFC 9110 5.6.7).
-    low = _year_of(now_ms) - 49
-    return _timestamp(low + (yy - low) % 100, date[1], day, parts[1])
+    # RFC 9110 5.6.7: the year ending in yy that is not more than 50 years in the future.
+    # In [now_year - 49, now_year + 50], only now_year + 50 can be more than 50 years
+    # ahead: when the date is later in its year than now is in now's year.
+    now_year, now_month, now_day, now_ms_of_day = _civil(now_ms)
+    year = now_year - 49 + (yy - (now_year - 49)) % 100
+    stamp = _timestamp(year, date[1], day, parts[1])
+    if stamp is not None and year == now_year + 50:
+        _, month, _, ms_of_day = _civil(stamp)
+        if (month, day, ms_of_day) > (now_month, now_day, now_ms_of_day):
+            stamp = _timestamp(year - 100, date[1], day, parts[1])
+    return stamp
 
 
 def _asctime_date(value: str) -> int | None:

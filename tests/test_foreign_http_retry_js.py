@@ -31,6 +31,9 @@ def run_example(
     output = tmp_path / f"{name}-{ledger}.json"
     argv = ["run", "--worker", f"{name}={node} {example / 'worker.mjs'}", "--platform", name]
     argv += ["--domain", "http-retry", "--format", "json", "--output", str(output)]
+    # The handshake waits as long as a case: importing an SDK on a loaded machine can
+    # take longer than the default 10 s.
+    argv += ["--case-timeout", "60"]
     if ledger:
         argv += ["--expectations", str(example / "expectations.json")]
     code = main(argv)
@@ -53,7 +56,7 @@ def test_openai_js_retries_early_above_60_s_and_gates_green_on_its_ledger(tmp_pa
     assert delay(by_case["retry-after-unit"]) == 7000
     code, _, counts = run_example(tmp_path, node, "openai-js", "openai", ledger=True)
     assert code == 0
-    assert counts == {"pass": 108, "skip": 3, "xfail": 65}
+    assert counts == {"pass": 108, "skip": 3, "xfail": 68}
 
 
 def test_anthropic_js_waits_an_hour_and_gates_green_on_its_ledger(tmp_path, node):
@@ -64,4 +67,4 @@ def test_anthropic_js_waits_an_hour_and_gates_green_on_its_ledger(tmp_path, node
     assert delay(by_case["retry-after-ms-zero-beats-retry-after"]) == 30_000
     code, _, counts = run_example(tmp_path, node, "anthropic-js", "@anthropic-ai/sdk", True)
     assert code == 0
-    assert counts == {"pass": 100, "skip": 3, "xfail": 73}
+    assert counts == {"pass": 100, "skip": 3, "xfail": 76}

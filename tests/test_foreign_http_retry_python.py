@@ -25,6 +25,9 @@ def run_example(
     worker = f"{name}={sys.executable} {ROOT / 'examples' / folder / 'worker.py'}"
     output = tmp_path / f"{name}-{ledger}.json"
     argv = ["run", "--worker", worker, "--platform", name, "--domain", "http-retry"]
+    # The handshake waits as long as a case: importing an SDK on a loaded machine can
+    # take longer than the default 10 s.
+    argv += ["--case-timeout", "60"]
     argv += ["--format", "json", "--output", str(output)]
     if ledger:
         argv += ["--expectations", str(ROOT / "examples" / folder / "expectations.json")]
@@ -44,13 +47,13 @@ def test_openai_python_gives_up_above_120_s_and_gates_green_on_its_ledger(tmp_pa
     # Honoured up to its own 120 s bound; 121 s is refused, as the contract refuses 61 s.
     assert delays(by_case["openai-py-table-row06-120"]) == 120_000
     assert by_case["openai-py-table-row07-121"]["status"] == "pass"
-    # RFC 9110 5.6.7: '73' read in 2023 is 2073; email.utils makes it 1973 (a backoff).
-    assert delays(by_case["date-rfc850-year-window-top"]) == 250
+    # RFC 9110 5.6.7: "72" read in 2023 is 2072; email.utils makes it 1972 (a backoff).
+    assert delays(by_case["date-rfc850-year-window-72"]) == 250
     # An unkeyed POST's 500 is retried (RFC 9110 9.2.2).
     assert delays(by_case["post-500"]) == 250
     code, _, counts = run_example(tmp_path, "openai-python-retry", "openai-py", ledger=True)
     assert code == 0
-    assert counts == {"pass": 114, "skip": 3, "xfail": 59}
+    assert counts == {"pass": 114, "skip": 3, "xfail": 62}
 
 
 def test_anthropic_python_waits_any_retry_after_and_gates_green_on_its_ledger(tmp_path):
@@ -64,7 +67,7 @@ def test_anthropic_python_waits_any_retry_after_and_gates_green_on_its_ledger(tm
     assert crashed["status"] == "error" and "ValueError" in json.dumps(crashed)
     code, _, counts = run_example(tmp_path, "anthropic-python-retry", "anthropic-py", True)
     assert code == 0
-    assert counts == {"pass": 100, "skip": 3, "xfail": 73}
+    assert counts == {"pass": 100, "skip": 3, "xfail": 76}
 
 
 def test_hanzoai_backs_off_instead_of_waiting_and_gates_green_on_its_ledger(tmp_path):
@@ -74,4 +77,4 @@ def test_hanzoai_backs_off_instead_of_waiting_and_gates_green_on_its_ledger(tmp_
     assert delays(by_case["retry-after-3600"]) == 250
     code, _, counts = run_example(tmp_path, "hanzoai-retry", "hanzoai-retry", ledger=True)
     assert code == 0
-    assert counts == {"pass": 105, "skip": 3, "xfail": 68}
+    assert counts == {"pass": 105, "skip": 3, "xfail": 71}

@@ -104,16 +104,31 @@ function daysFromCivil(year, month, day) {
   return era * 146097 + doe - 719468;
 }
 
-/** The UTC year of a millisecond timestamp. @param {number} ms */
-function yearOf(ms) {
-  const z = Math.floor(ms / 86400000) + 719468;
+/**
+ * [year, month, day, milliseconds of the day] of a timestamp, UTC.
+ * @param {number} ms
+ * @returns {[number, number, number, number]}
+ */
+function civil(ms) {
+  const days = Math.floor(ms / 86400000);
+  const msOfDay = ms - days * 86400000;
+  const z = days + 719468;
   const era = Math.floor(z / 146097);
   const doe = z - era * 146097;
   const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
   const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
   const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
   const month = mp < 10 ? mp + 3 : mp - 9;
-  return yoe + era * 400 + (month <= 2 ? 1 : 0);
+  return [yoe + era * 400 + (month <= 2 ? 1 : 0), month, day, msOfDay];
+}
+
+/** Lexicographic order of two equal-length number lists. @param {number[]} a @param {number[]} b */
+function after(a, b) {
+  for (let i = 0; i < a.length; i += 1) {
+    if (a[i] !== b[i]) return /** @type {number} */ (a[i]) > /** @type {number} */ (b[i]);
+  }
+  return false;
 }
 
 /** @param {string | undefined} text */
@@ -161,9 +176,19 @@ function rfc850Date(rest, nowMs) {
   const day = twoDigits(dayText);
   const yy = twoDigits(yyText);
   if (day === undefined || yy === undefined) return undefined;
-  // The year ending in yy within [nowYear - 49, nowYear + 50] (RFC 9110 §5.6.7).
-  const low = yearOf(nowMs) - 49;
-  return timestamp(low + ((((yy - low) % 100) + 100) % 100), month, day, clock);
+  // RFC 9110 §5.6.7: the year ending in yy that is not more than 50 years in the future.
+  // In [nowYear - 49, nowYear + 50], only nowYear + 50 can be more than 50 years ahead:
+  // when the date is later in its year than now is in now's year.
+  const [nowYear, nowMonth, nowDay, nowMsOfDay] = civil(nowMs);
+  const low = nowYear - 49;
+  const year = low + ((((yy - low) % 100) + 100) % 100);
+  const stamp = timestamp(year, month, day, clock);
+  if (stamp === undefined) return undefined;
+  const [, stampMonth, , stampMsOfDay] = civil(stamp);
+  if (year === nowYear + 50 && after([stampMonth, day, stampMsOfDay], [nowMonth, nowDay, nowMsOfDay])) {
+    return timestamp(year - 100, month, day, clock);
+  }
+  return stamp;
 }
 
 /** "Sun Nov  6 08:49:37 1994" or "Sun Nov 16 08:49:37 1994", read as UTC. @param {string} value */

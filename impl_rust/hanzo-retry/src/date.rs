@@ -39,16 +39,23 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-/// The UTC year of a millisecond timestamp.
-fn year_of(ms: i64) -> i64 {
-    let z = ms.div_euclid(86_400_000) + 719_468;
+/// `(year, month, day, milliseconds of the day)` of a timestamp, UTC.
+fn civil(ms: i64) -> (i64, i64, i64, i64) {
+    let (days, ms_of_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
     let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
     let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    yoe + era * 400 + i64::from(month <= 2)
+    (
+        yoe + era * 400 + i64::from(month <= 2),
+        month,
+        day,
+        ms_of_day,
+    )
 }
 
 fn two_digits(text: &str) -> Option<i64> {
@@ -108,9 +115,19 @@ fn rfc850_date(rest: &str, now_ms: i64) -> Option<i64> {
         return None;
     };
     let (day, yy) = (two_digits(day)?, two_digits(yy)?);
-    // The year ending in yy within [now_year - 49, now_year + 50] (RFC 9110 §5.6.7).
-    let low = year_of(now_ms) - 49;
-    timestamp(low + (yy - low).rem_euclid(100), month, day, clock)
+    // RFC 9110 §5.6.7: the year ending in yy that is not more than 50 years in the
+    // future. In [now_year - 49, now_year + 50], only now_year + 50 can be more than 50
+    // years ahead: when the date is later in its year than now is in now's year.
+    let (now_year, now_month, now_day, now_ms_of_day) = civil(now_ms);
+    let year = now_year - 49 + (yy - (now_year - 49)).rem_euclid(100);
+    let stamp = timestamp(year, month, day, clock)?;
+    let (_, stamp_month, _, stamp_ms_of_day) = civil(stamp);
+    if year == now_year + 50
+        && (stamp_month, day, stamp_ms_of_day) > (now_month, now_day, now_ms_of_day)
+    {
+        return timestamp(year - 100, month, day, clock);
+    }
+    Some(stamp)
 }
 
 /// `Sun Nov  6 08:49:37 1994` or `Sun Nov 16 08:49:37 1994`, read as UTC.
@@ -174,11 +191,11 @@ mod tests {
     }
 
     #[test]
-    fn year_of_round_trips() {
+    fn civil_round_trips() {
         for year in [1970, 1999, 2000, 2024, 2100, 9999] {
             let start = days_from_civil(year, 1, 1) * 86_400_000;
-            assert_eq!(year_of(start), year);
-            assert_eq!(year_of(start - 1), year - 1);
+            assert_eq!(civil(start), (year, 1, 1, 0));
+            assert_eq!(civil(start - 1), (year - 1, 12, 31, 86_399_999));
         }
     }
 
