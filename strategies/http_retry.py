@@ -24,8 +24,11 @@ SECONDS = ("0", "1", "20", "59", "60", "61", "120", "3600", "-10", "1.5", "+5", 
 MILLIS = ("0", "1500", "1500.5", "0.1", "59999", "60000", "60000.1", "60001", "-5", "1e3", ".5",
           "5.", "abc", "123456789012345678901234567890")  # fmt: skip
 SHOULD_RETRY = ("true", "false", "True", " false ", "", "yes")
-# Seconds from now for dates: either side of now and of the cap.
-DATE_OFFSETS = (20, 0, -10, 59, 60, 61, 120, -100_000_000)
+# Seconds from now for dates: either side of now and of the cap, and around 50 years
+# ahead, where an RFC 850 two-digit year turns to the past (RETRY-8).
+DATE_OFFSETS = (20, 0, -10, 59, 60, 61, 120, -100_000_000,
+                1_577_836_800, 1_577_923_200, 1_577_750_400,
+                1_546_300_800, 1_609_459_200)  # fmt: skip
 NOWS = (NOW_MS, NOW_MS + 250, 784_111_747_000, 2_524_607_990_000, 4_102_444_790_000)
 SAMPLES = (0.5, 0.0, 0.999, 0.9999999999999999, 0.25, 0.875, 1.0, -0.5)
 MAX_RETRIES = (2, 0, 1, 3, 5, 1_000_000)
