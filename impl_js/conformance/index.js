@@ -15,6 +15,7 @@ import { run as oauthAuthorize } from "./oauth-authorize.js";
 import { run as lspPositions } from "./lsp-positions.js";
 import { run as tokenEstimation } from "./token-estimation.js";
 import { run as streamAssembly } from "./stream-assembly.js";
+import { run as httpRetry } from "./http-retry.js";
 
 /** @type {Record<string, (input: any) => any>} */
 export const DOMAINS = {
@@ -32,4 +33,5 @@ export const DOMAINS = {
   "lsp-positions": lspPositions,
   "token-estimation": tokenEstimation,
   "stream-assembly": streamAssembly,
+  "http-retry": httpRetry,
 };

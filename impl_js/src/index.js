@@ -14,3 +14,4 @@ export * from "./pipeline.js";
 export * from "./lsp-positions.js";
 export * from "./tokens.js";
 export * from "./stream-assembly.js";
+export * from "./retry.js";

@@ -10,6 +10,7 @@ use serde_json::Value;
 mod backoff_timing;
 mod config_merge;
 mod hooks;
+mod http_retry;
 mod lsp_positions;
 mod mcp_normalization;
 mod oauth_authorize;
@@ -85,6 +86,7 @@ const DOMAINS: &[(&str, Layer)] = &[
     ("lsp-positions", Layer::Value(lsp_positions::run)),
     ("token-estimation", Layer::Value(token_estimation::run)),
     ("stream-assembly", Layer::Value(stream_assembly::run)),
+    ("http-retry", Layer::Value(http_retry::run)),
 ];
 
 /// The domains this platform implements.
