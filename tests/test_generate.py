@@ -45,19 +45,13 @@ from runners._schemas import domain_schema
 from runners._vectors import load_vector_file, load_vectors
 from runners.exceptions import HarnessError
 
-DOMAINS = [
-    "backoff-timing",
-    "config-merge",
-    "hooks",
-    "mcp-normalization",
-    "oauth-authorize",
-    "oauth-pkce",
-    "permission-policy",
-    "sandbox-paths",
-    "session-compaction",
-    "sse-frames",
-    "tool-call-pipeline",
-]
+# Every domain with a strategy module (strategies/<domain_snake>.py), so a new domain's
+# strategy is checked without a line here.
+DOMAINS = sorted(
+    path.stem.replace("_", "-")
+    for path in (Path(__file__).resolve().parent.parent / "strategies").glob("*.py")
+    if not path.name.startswith("_")
+)
 # Domains that start processes and build trees: searched with few, small batches.
 OS_DOMAINS = ["hooks", "sandbox-paths", "tool-call-pipeline"]
 # Each of the seeds 12340-12349 finds every planted fault within a few examples; how
