@@ -23,7 +23,10 @@ from runners._cli import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 LEDGER = EXAMPLES / "js-tiktoken" / "expectations.json"
-VECTORS = ["--no-default-vectors", "--vectors", str(EXAMPLES / "token-encoding")]
+# A domain kept outside the project: its vectors, schema and contract in one folder.
+DOMAIN = EXAMPLES / "token-encoding"
+VECTORS = ["--no-default-vectors", "--vectors", str(DOMAIN / "token-encoding.json")]
+VECTORS += ["--schemas", str(DOMAIN)]
 SPECIAL = {"endoftext-is-text", "endofprompt-is-text", "endoftext-in-sentence", "endoftext-twice"}
 
 

@@ -5,7 +5,7 @@
 //     hanzo-conformance run --worker js-tiktoken='node examples/js-tiktoken/worker.mjs' \
 //         --platform js-tiktoken --domain token-encoding \
 //         --expectations examples/js-tiktoken/expectations.json \
-//         --no-default-vectors --vectors examples/token-encoding
+//         --no-default-vectors --vectors examples/token-encoding/token-encoding.json --schemas examples/token-encoding
 //
 // Each case is `getEncoding("o200k_base").encode(text, [], [])`: no special token
 // allowed, none disallowed, so a special-token string is ordinary text (TENC-2); the

@@ -5,7 +5,8 @@
     hanzo-conformance run --worker tiktoken='python examples/tiktoken/worker.py' \
         --platform tiktoken --domain token-encoding \
         --expectations examples/tiktoken/expectations.json \
-        --no-default-vectors --vectors examples/token-encoding
+        --no-default-vectors --vectors examples/token-encoding/token-encoding.json \
+        --schemas examples/token-encoding
 
 tiktoken downloads ``o200k_base.tiktoken`` at run time, which no CI here can do. The
 file is rebuilt instead from the ranks js-tiktoken 1.0.21 ships

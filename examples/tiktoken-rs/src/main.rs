@@ -6,7 +6,7 @@
 //! hanzo-conformance run --worker tiktoken-rs=examples/tiktoken-rs/target/release/hanzo-conformance-example-tiktoken-rs \
 //!     --platform tiktoken-rs --domain token-encoding \
 //!     --expectations examples/tiktoken-rs/expectations.json \
-//!     --no-default-vectors --vectors examples/token-encoding
+//!     --no-default-vectors --vectors examples/token-encoding/token-encoding.json --schemas examples/token-encoding
 //! ```
 //!
 //! Each case is `o200k_base()?.encode_ordinary(text)` (TENC-2: special-token strings
