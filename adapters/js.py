@@ -49,7 +49,8 @@ def _wheel_node() -> str | None:
 
 
 def find_node() -> str:
-    """Path of a Node >= MIN_NODE_MAJOR executable; WorkerStartError naming both options if there is none."""
+    """Path of a Node >= MIN_NODE_MAJOR executable; WorkerStartError naming both options
+    if there is none."""
     problems = []
     candidates = [
         ("`node` on PATH", shutil.which("node")),

@@ -21,6 +21,7 @@ from jsonschema import Draft202012Validator
 
 from runners._resources import project_dir
 
+from ._json import compact_ascii, compact_text, encode_string
 from .protocol import PROTOCOL_VERSION, KnownInputText, Request
 
 __all__ = [
@@ -149,12 +150,6 @@ ERROR_ACK = b"!"
 error's message as a JSON string ("the error has the request's expect_error code")."""
 
 
-# One encoder for every request (json.dumps with options builds one per call).
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-# A str's JSON text, as _ENCODER writes it inside a message (without its Python wrapper).
-_encode_string: Callable[[str], str] = json.encoder.encode_basestring
-
-
 class BadRequest(ValueError):
     """The harness built a request the protocol does not allow (a harness bug)."""
 
@@ -182,7 +177,7 @@ def _spliced_run(request_id: Any, domain: Any, input_json: str | None, more: str
     if not _spliceable(request_id, domain, input_json):
         return None
     return (
-        f'{{"cmd":"run","id":{_encode_string(request_id)},"domain":"{domain}",'
+        f'{{"cmd":"run","id":{encode_string(request_id)},"domain":"{domain}",'
         f'"input":{input_json}{more}}}\n'
     )
 
@@ -214,13 +209,13 @@ def encode_request(request: Request) -> bytes:
     if trouble is not None:
         raise BadRequest(f"request {request_id!r} does not match run.json: {trouble}")
     try:
-        text = _ENCODER.encode(message)
+        text = compact_text(message)
     except ValueError as exc:
         raise BadRequest(f"request {request_id!r} is not JSON: {exc}") from None
     try:
         return text.encode("utf-8") + b"\n"
     except UnicodeEncodeError:
-        return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
+        return compact_ascii(message).encode("ascii") + b"\n"
 
 
 def expected_answer(request: Request) -> bytes | None:
@@ -240,7 +235,7 @@ def expected_answer(request: Request) -> bytes | None:
         return None
     line: bytes | None = request.answer_line  # type: ignore[attr-defined]
     if line is None:
-        text = f'{{"id":{_encode_string(request["id"])},"output":{output_json}}}'
+        text = f'{{"id":{encode_string(request["id"])},"output":{output_json}}}'
         try:
             line = text.encode("utf-8")
         except UnicodeEncodeError:  # no UTF-8 form: no worker writes it so
@@ -279,8 +274,8 @@ def _expect_line(request: Any) -> bytes:
         return b""
     try:  # no UTF-8 form (a lone surrogate): no expect
         return (
-            f'{{"cmd":"run","id":{_encode_string(request_id)},"domain":"{domain}",'
-            f'"input":{input_json},"expect":{_encode_string(output_json)}}}\n'
+            f'{{"cmd":"run","id":{encode_string(request_id)},"domain":"{domain}",'
+            f'"input":{input_json},"expect":{encode_string(output_json)}}}\n'
         ).encode()
     except UnicodeEncodeError:
         return b""
@@ -306,8 +301,8 @@ def _error_line(request: Any) -> bytes:
         return b""
     try:
         return (
-            f'{{"cmd":"run","id":{_encode_string(request_id)},"domain":"{domain}",'
-            f'"input":{input_json},"expect_error":{_encode_string(code)}}}\n'
+            f'{{"cmd":"run","id":{encode_string(request_id)},"domain":"{domain}",'
+            f'"input":{input_json},"expect_error":{encode_string(code)}}}\n'
         ).encode()
     except UnicodeEncodeError:
         return b""

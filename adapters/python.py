@@ -20,6 +20,7 @@ import orjson
 from impl_python import conformance
 from impl_python.errors import HanzoError
 
+from ._json import compact_text, encode_string
 from .protocol import Adapter, Implementation, Request, Response, crash
 from .serve import (
     ACK,
@@ -28,7 +29,6 @@ from .serve import (
     encode,
     encode_message,
     one_line_at_a_time,
-    output_text,
 )
 
 # How the harness spells a run line (adapters.messages.encode_request), piece by piece.
@@ -45,8 +45,6 @@ _scan_string: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  #
 _scan_value: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
     json.JSONDecoder()  # type: ignore[arg-type]  # typeshed: a decoder is its context
 )
-# A str as a JSON string, as the harness spells the expect (adapters.messages).
-_encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
 RunFn = Callable[[Any], Any]
 
@@ -211,7 +209,7 @@ class PythonAdapter:
                 try:
                     # The expect string is the rest of the line but its closing brace:
                     # the output's text as a JSON string, exactly, is that string.
-                    spelled = _encode_string(output_text(output))
+                    spelled = encode_string(compact_text(output))
                 except (TypeError, ValueError):  # not JSON: encode() reports it
                     pass
                 else:
@@ -299,7 +297,7 @@ class PythonAdapter:
 
 
 def _is_expected(output: Any, expectation: bytes) -> bool:
-    """Whether ``output``'s text as this child writes outputs (``output_text``) is the
+    """Whether ``output``'s text as this child writes outputs (``compact_text``) is the
     expectation's text (``=`` and that text, UTF-8). orjson's text is tried first: where
     it is that text and reads back as ``output`` itself, json's text is the same (a value
     orjson writes as json would not, NaN as ``null`` or an enum as its value, does not
@@ -316,7 +314,7 @@ def _is_expected(output: Any, expectation: bytes) -> bool:
         ):
             return True
     try:
-        return expectation[1:] == output_text(output).encode("utf-8")
+        return expectation[1:] == compact_text(output).encode("utf-8")
     except (TypeError, ValueError):  # not JSON (encode() reports it), or no UTF-8 form
         return False
 
@@ -326,7 +324,7 @@ def _error(request_id: str, e: HanzoError, text: str, error_at: int, end: int) -
     ``error_at`` to ``end``, 0: none) is its code, compared as spelled (like the expect:
     the expect-error extension, docs/protocol.md); else the whole error."""
     if error_at and type(e.code) is str:
-        spelled = _encode_string(e.code)
+        spelled = encode_string(e.code)
         if len(spelled) == end - error_at and text.startswith(spelled, error_at):
             return ERROR_ACK + encode_message(str(e))
     return encode({"id": request_id, "error": {"code": e.code, "message": str(e)}})

@@ -57,6 +57,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
+from ._json import compact_ascii, compact_text, encode_string
 from .protocol import PROTOCOL_VERSION, Adapter, PlatformUnavailable, Response, crash
 
 IN_PROCESS_FACTORIES = {"python": "adapters.python:create", "rust": "adapters.rust:create"}
@@ -94,56 +95,26 @@ def load_adapter(spec: str) -> Adapter:
     return factory()
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 _DECODER = json.JSONDecoder()
-_encode_string: Callable[[str], str] = json.encoder.encode_basestring
-
-
-def _not_json(value: Any) -> Any:
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-# _ENCODER's settings as one C encoder made once (JSONEncoder.encode makes a new one per
-# call, most of an output's encoding time); no circular-reference check, so a circular
-# output is a RecursionError here, and encode() then reports it.
-_C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
-_one_shot = (
-    _C_ENCODER(None, _not_json, json.encoder.encode_basestring, None, ":", ",", False, False, False)
-    if _C_ENCODER is not None
-    else None
-)
-
-
-def output_text(output: Any) -> str:
-    """``_ENCODER.encode(output)`` (compact, UTF-8 text, no NaN): how this child writes an
-    output, and how the harness writes an expected one (``Case.expected_json``).
-    Raises ValueError (NaN, a circular value) or TypeError (not JSON)."""
-    if _one_shot is None:
-        return _ENCODER.encode(output)
-    try:
-        return "".join(_one_shot(output, 0))
-    except RecursionError:
-        raise ValueError("circular or too deeply nested") from None
 
 
 def encode(response: Response) -> bytes:
     """One response line. An output that has no UTF-8 form (a lone surrogate) is sent
     with ``\\u`` escapes, so that the harness can report it against its case."""
     try:
-        text = output_text(response)  # encoded as an output is (one C encoder)
+        text = compact_text(response)
     except ValueError as exc:  # NaN or an infinity, or circular: not JSON at all
         text = json.dumps(crash(response["id"], f"output is not JSON: {exc}"))
     try:
         return text.encode("utf-8") + b"\n"
     except UnicodeEncodeError:
-        return json.dumps(response, allow_nan=False, separators=(",", ":")).encode("ascii") + b"\n"
+        return compact_ascii(response).encode("ascii") + b"\n"
 
 
 def encode_message(message: str) -> bytes:
     """A JSON string and a newline (UTF-8; ``\\u`` escapes where there is no UTF-8 form)."""
     try:
-        # _ENCODER.encode(message), without its Python wrapper (a str is only escaped).
-        return (_encode_string(message) + "\n").encode("utf-8")
+        return (encode_string(message) + "\n").encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: escaped, and the harness reports it
         return json.dumps(message).encode("ascii") + b"\n"
 
@@ -315,7 +286,7 @@ def answer_line(response: Response, expect: Any, expect_error: Any = None) -> by
             return ERROR_ACK + encode_message(error["message"])
     if type(expect) is str and "output" in response:
         try:
-            if output_text(response["output"]) == expect:  # type: ignore[typeddict-item]
+            if compact_text(response["output"]) == expect:  # type: ignore[typeddict-item]
                 return ACK
         except (TypeError, ValueError):  # not JSON: encode() reports it
             pass

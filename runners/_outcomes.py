@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, overload
 
+from adapters._json import same_json
 from adapters.protocol import ErrorAsExpected, OutputAsExpected
 
 from ._compare import MISSING, Difference, diff, rules_for
@@ -281,35 +282,6 @@ def judge_response(
     return differences, violations
 
 
-def same_json(expected: Any, actual: Any) -> bool:
-    """Equal as JSON values, type for type (booleans are not numbers; 1 and 1.0 are equal).
-
-    The fast path of judging: an output that is exactly the expected value has no
-    difference under any rule, and needs no output-schema check (the expected value
-    was checked against the schema when its file was loaded) and no I-JSON check
-    (its strings are the expected value's, which loading checked too).
-    """
-    kind = type(expected)
-    if kind is dict:
-        return (
-            type(actual) is dict
-            and len(actual) == len(expected)
-            and all(k in actual and same_json(v, actual[k]) for k, v in expected.items())
-        )
-    if kind is list:
-        return (
-            type(actual) is list
-            and len(actual) == len(expected)
-            and all(same_json(e, a) for e, a in zip(expected, actual, strict=True))
-        )
-    if kind is str or kind is bool or expected is None:
-        return type(actual) is kind and bool(actual == expected)
-    if kind is int or kind is float:
-        other = type(actual)
-        return (other is int or other is float) and bool(actual == expected)
-    return False
-
-
 def expected_error(code: str | None, error: Any) -> bool:
     """The error is the expected code, and all of it is I-JSON (plain UTF-8 strings).
 
@@ -497,7 +469,12 @@ class Judgement:
             self.violations.extend(replace(x, variant=variant) for x in v)
 
     def _exact_pass(self, response: Mapping[str, Any]) -> bool:
-        """The output is exactly the expected one and no comparison rule could say otherwise."""
+        """The output is exactly the expected one and no comparison rule could say otherwise.
+
+        Such an output has no difference under any rule, and needs no output-schema check
+        (the expected value was checked against the schema when its file was loaded) and
+        no I-JSON check (its strings are the expected value's, which loading checked too).
+        """
         if self._exact_is_pass is None:
             self._exact_is_pass = not rules_for(self.rules, self.case.input)
         if not self._exact_is_pass:

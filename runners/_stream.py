@@ -27,6 +27,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple, Protocol, TypeVar, cast
 
+from adapters._json import encode_string, results_text
 from adapters.protocol import ErrorAsExpected
 
 from ._clusters import ClusterTally, annotate_result
@@ -36,7 +37,7 @@ from ._ledger import LedgerGate
 from ._meta import VectorsDigest, digest_lines
 from ._outcomes import Item, Outcome, Outcomes, unjudged
 from ._report import Problems, Tally, case_key
-from ._results_file import ResultsWriter, compact_json, json_string
+from ._results_file import ResultsWriter
 from ._run import StartedPlatform, run_cases, start_platform
 from ._triage import triage
 from ._vectors import Case, VectorFile
@@ -391,8 +392,8 @@ def seen_file(vf: VectorFile, named: Callable[[str, str], bool]) -> SeenFile:
     return SeenFile(vf.domain, vf.version, len(vf.cases), lines, hashes, [c.id for c in vf.cases])
 
 
-_ENCODE = compact_json
-_STRING = json_string
+_ENCODE = results_text
+_STRING = encode_string
 
 
 def _head(case_id: str, domain: str, case_hash: str, heads: dict[str, str]) -> str:

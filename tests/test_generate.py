@@ -659,7 +659,8 @@ def test_a_finding_whose_input_no_vector_may_hold_is_refused_as_a_strategy_bug()
 
 def test_a_record_decoded_before_gives_the_same_input_without_decoding_again() -> None:
     # ... and with its JSON text made once, which the search then sends as is.
-    from runners._generate import _INPUT_ENCODER, EncodedInput, _remembering
+    from adapters._json import compact_text
+    from runners._generate import EncodedInput, _remembering
 
     decoded: list[bytes] = []
 
@@ -673,7 +674,7 @@ def test_a_record_decoded_before_gives_the_same_input_without_decoding_again() -
     first = decode_once(b"\x01\x02")
     assert decode_once(b"\x01\x02") is first
     assert type(first) is EncodedInput and first == {"record": "0102", "n": 1.5}
-    assert first.json == _INPUT_ENCODER.encode(first)
+    assert first.json == compact_text(first)
     assert decode_once(b"\x01\x03") == {"record": "0103", "n": 1.5}
     assert decoded == [b"\x01\x02", b"\x01\x03"]
     assert decode_once(b"list") == [1]
