@@ -12,8 +12,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from adapters.worker import WorkerAdapter, WorkerStartError
-from runners._resources import project_dir
+from ._resources import project_dir
+from .worker import WorkerAdapter, WorkerStartError
 
 __all__ = ["MIN_NODE_MAJOR", "WORKER", "create", "find_node"]
 

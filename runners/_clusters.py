@@ -40,7 +40,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._report import case_key, violation_kind
+from ._keys import case_key, violation_kind
 from ._textsafe import bound, shown
 
 _INDEX = re.compile(r"^(0|[1-9][0-9]*)$")

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
+from ._keys import case_key
 from ._ledger import GateProblem, Ledger, LedgerFileError, apply_ledgers, load_ledger
 from ._outcomes import Outcome
-from ._report import case_key
 from ._vectors import Case
 
 _LEDGERS = pytest.StashKey[dict[Path, Ledger]]()

@@ -21,8 +21,9 @@ from dataclasses import replace
 from typing import Any
 
 from . import _clusters, _triage
+from ._keys import case_key
 from ._ledger import Ledger, apply_ledgers
-from ._report import case_key, summarize
+from ._report import summarize
 from ._vectors import VectorFile
 
 EXIT_OK = 0

@@ -29,8 +29,8 @@ from typing import Any
 
 from ._clusters import crash_kind, result_keys
 from ._compare import Difference, diff, rules_for
+from ._keys import case_key
 from ._ledger import Ledger
-from ._report import case_key
 from ._schemas import pointer
 from ._vectors import VectorFile
 

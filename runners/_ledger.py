@@ -37,7 +37,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from ._clusters import divergences, result_crash_kind, unledgered_status
-from ._report import case_key
+from ._keys import case_key
 from ._schemas import SCHEMAS_DIR, pointer
 from ._textsafe import bound
 from .exceptions import HarnessError

@@ -11,13 +11,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._clusters import clusters
+from ._keys import case_key, violation_kind
 from ._report import (
     STATUSES,
     _chunkings,
     _group_by_value,
-    case_key,
     skipped_whole,
-    violation_kind,
 )
 from ._textsafe import bound, shown
 

@@ -22,6 +22,7 @@ from adapters.protocol import (
     Response,
     crash,
 )
+from adapters.worker import WorkerAdapter
 
 from ._outcomes import Item, Judgement, Outcome, Outcomes, expected_error, unjudged
 from ._schemas import input_problem
@@ -342,8 +343,6 @@ def run_marked_in_order(adapter: Adapter, name: str, batch: list[Request]) -> li
     that is the output its request expects is ``None`` (``WorkerAdapter.run_expected``),
     where other adapters' may be an ``OutputAsExpected``; an expected error acknowledged
     (the expect-error extension) is an ``ErrorAsExpected``."""
-    from adapters.worker import WorkerAdapter  # not at import: adapters.messages imports runners
-
     if not isinstance(adapter, WorkerAdapter):
         return run_batch_in_order(adapter, name, batch)  # type: ignore[return-value]
     try:

@@ -23,11 +23,11 @@ import orjson
 from jsonschema import ValidationError
 
 from adapters._json import canonical_chunks, canonical_text, compact_chunks, compact_text
+from adapters._resources import project_dir
 
 from ._clauses import DOCS_DIR, contract_path, domain_clause_ids
 from ._pointer import escape
 from ._pointer import parse as parse_pointer
-from ._resources import project_dir
 from ._schema_paths import reachable
 from ._schemas import (
     DomainSchema,
