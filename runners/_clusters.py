@@ -371,10 +371,3 @@ def annotate_result(r: dict[str, Any]) -> None:
         d["cluster"] = cluster_id(pointer_pattern(d["pointer"]), difference_kind(d))
     for s in r.get("schema_errors", ()):
         s["cluster"] = cluster_id(pointer_pattern(s["pointer"]), violation_kind(s))
-
-
-def annotate(doc: dict[str, Any]) -> None:
-    """Put the cluster id on each divergence and the cluster list in ``summary.clusters``."""
-    for r in doc["results"]:
-        annotate_result(r)
-    doc["summary"]["clusters"] = [c.to_json() for c in clusters(doc["results"], doc.get("cases"))]

@@ -29,17 +29,6 @@ class LedgerProblem(Exception):
     """The ledger's messages for one item (stale, changed, or entry problems)."""
 
 
-def add_option(group: Any) -> None:
-    group.addoption(
-        "--expectations",
-        action="append",
-        default=[],
-        dest="hc_expectations",
-        metavar="PATH",
-        help="a platform's expectations ledger: recorded divergences are xfail; repeatable",
-    )
-
-
 def configure(config: pytest.Config) -> None:
     config.stash[_LEDGERS] = {}
     config.args.extend(str(Path(p)) for p in config.option.hc_expectations)

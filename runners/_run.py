@@ -441,20 +441,6 @@ def iter_matrix(
             yield from run_cases(platform, vector_file, vector_file.cases)
 
 
-def not_run(
-    files: Sequence[VectorFile], platforms: Sequence[StartedPlatform], done: Iterable[Outcome]
-) -> list[Outcome]:
-    """An outcome ``not_run`` for every (case, platform) of the matrix missing from ``done``."""
-    seen = {(o.domain, o.case, o.platform) for o in done}
-    return [
-        unjudged(c, p.name, "not_run", "the run was interrupted")
-        for p in platforms
-        for vf in files
-        for c in vf.cases
-        if (c.domain, c.id, p.name) not in seen
-    ]
-
-
 def in_matrix_order(
     outcomes: Iterable[Outcome], files: Sequence[VectorFile], platforms: Sequence[StartedPlatform]
 ) -> list[Outcome]:

@@ -488,10 +488,6 @@ def _not_run(cases: Sequence[Case], platform: str, done: Sequence[Outcome]) -> l
     ]
 
 
-class Signalled(Exception):
-    """Raised by ``run`` when the run was interrupted; ``code`` is 128 + the signal."""
-
-
 class RunState:
     """What the signal handler needs: whether the main thread may be interrupted now."""
 

@@ -64,7 +64,3 @@ def triage(
                 }
             )
     return suspects
-
-
-def annotate(doc: dict[str, Any]) -> None:
-    doc["summary"]["triage"] = triage(doc["results"])

@@ -20,7 +20,6 @@ process will run (``--batch-cases``, see runners/_pytest_batches.py).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import signal
 import sys
@@ -31,11 +30,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from . import _args, _expectations
+from . import _expectations
+from . import _options as opt
 from ._gate import in_shard
 from ._outcomes import Outcome
-from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, stop_all
-from ._pytest_batches import BATCH_CASES, Batcher
+from ._platforms import describe, factories, stop_all
+from ._pytest_batches import Batcher
 from ._report import render_problem
 from ._run import StartedPlatform, start_platform
 from ._schemas import extra_schema_dirs
@@ -80,70 +80,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="folders or files whose *.json vector files this project runs (relative to the ini)",
     )
     group = parser.getgroup("hanzo-conformance", "cross-platform conformance vectors")
-    group.addoption(
-        "--platform",
-        action="append",
-        default=[],
-        dest="hc_platforms",
-        help="run only this platform (python, rust, js, or a --worker name); repeatable",
-    )
-    group.addoption(
-        "--domain",
-        action="append",
-        default=[],
-        dest="hc_domains",
-        help="collect only this domain's vectors; repeatable",
-    )
-    group.addoption(
-        "--vectors",
-        action="append",
-        default=[],
-        dest="hc_vectors",
-        metavar="PATH",
-        help="also collect this vector file or folder; repeatable",
-    )
-    group.addoption(
-        "--schemas",
-        action="append",
-        default=[],
-        dest="hc_schemas",
-        metavar="DIR",
-        help="look for <domain>.schema.json here before schemas/; repeatable",
-    )
-    group.addoption(
-        "--worker",
-        action="append",
-        default=[],
-        dest="hc_workers",
-        metavar="NAME=COMMAND",
-        help="add an out-of-process platform speaking docs/protocol.md",
-    )
-    group.addoption(
-        "--case-timeout",
-        default=DEFAULT_CASE_TIMEOUT,
-        dest="hc_case_timeout",
-        metavar="SECONDS",
-        help="per-case timeout, every platform but --in-process ones",
-    )
-    group.addoption(
-        "--batch-cases",
-        default=BATCH_CASES,
-        dest="hc_batch_cases",
-        metavar="N",
-        help=f"run at most N items of a vector file on a platform together (default {BATCH_CASES}; "
-        "1: each item alone, its time its own)",
-    )
-    _in_process_option(group)
-    _expectation_options(parser)
-
-
-def _expectation_options(parser: pytest.Parser) -> None:
-    group = parser.getgroup("hanzo-conformance")
-    _expectations.add_option(group)
-    group.addoption(
-        "--shard",
-        dest="hc_shard",
-        metavar="I/N",
+    opt.PLATFORM.add_to_pytest(group)
+    opt.DOMAIN.add_to_pytest(group, help="collect only this domain's vectors (repeatable)")
+    opt.VECTORS.add_to_pytest(group, help="also collect this vector file or folder (repeatable)")
+    opt.SCHEMAS.add_to_pytest(group)
+    opt.WORKER.add_to_pytest(group)
+    opt.CASE_TIMEOUT.add_to_pytest(group)
+    opt.BATCH_CASES_OPTION.add_to_pytest(group)
+    opt.IN_PROCESS.add_to_pytest(group)
+    opt.EXPECTATIONS.add_to_pytest(group)
+    opt.SHARD.add_to_pytest(
+        group,
         help="run only shard I of N of the vector cases (split as `hanzo-conformance run --shard`)",
     )
 
@@ -152,7 +99,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """``--shard I/N``: deselect the cases of other shards (harness tests always run)."""
     if not config.option.hc_shard:
         return
-    shard = _args.shard(config.option.hc_shard)
+    shard = config.option.hc_shard
+    if isinstance(shard, str):  # not checked in this process (an xdist worker's own parse)
+        shard = opt.SHARD.checked(shard)
     keep: list[pytest.Item] = []
     drop: list[pytest.Item] = []
     for item in items:
@@ -164,54 +113,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
-def _option_problem(config: pytest.Config) -> str | None:
-    """What is wrong with the plugin's options, checked as the CLI checks them."""
-    opt = config.option
-    try:
-        opt.hc_case_timeout = _args.positive_seconds(str(opt.hc_case_timeout))
-    except argparse.ArgumentTypeError as e:
-        return f"argument --case-timeout: {e}"
-    if opt.hc_shard:
-        try:
-            _args.shard(opt.hc_shard)
-        except argparse.ArgumentTypeError as e:
-            return f"argument --shard: {e}"
-    try:
-        opt.hc_batch_cases = _args.positive_int(str(opt.hc_batch_cases))
-    except argparse.ArgumentTypeError as e:
-        return f"argument --batch-cases: {e}"
-    seen = set()
-    for spec in opt.hc_workers:
-        try:
-            _args.worker_spec(spec)
-        except argparse.ArgumentTypeError as e:
-            return f"argument --worker: {e}"
-        name = spec.partition("=")[0]
-        if name in seen:
-            return f"argument --worker: the name {name!r} is given twice"
-        seen.add(name)
-    return None
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
     """Bad values exit 2 before anything runs, as in the CLI (README "Exit codes")."""
-    problem = _option_problem(config)
+    problem = opt.pytest_problem(config.option)
     if problem is None:
         return None
     sys.stderr.write(f"hanzo-conformance: {problem}\n")
     return 2
-
-
-def _in_process_option(group: pytest.OptionGroup) -> None:
-    group.addoption(
-        "--in-process",
-        action="store_true",
-        default=False,
-        dest="hc_in_process",
-        help="run python and rust inside the test process, for debugging (no timeout or crash "
-        "isolation; same as HANZO_CONFORMANCE_IN_PROCESS=1)",
-    )
 
 
 def _interrupt(signum: int, _frame: object) -> None:

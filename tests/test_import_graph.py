@@ -114,7 +114,8 @@ def _without_package_inits(graph: dict[str, set[str]]) -> dict[str, set[str]]:
     ``runners/__init__.py`` re-exports the public names lazily (PEP 562), which is no
     dependency of those modules on it."""
     return {
-        name: {t for t in targets if not t.startswith(name + ".")} for name, targets in graph.items()
+        name: {t for t in targets if not t.startswith(name + ".")}
+        for name, targets in graph.items()
     }
 
 
