@@ -758,12 +758,12 @@ class Search:
         if ledgered and input_key(case_input) in ledgered:
             self.stats.known_cases += 1
             return None
-        causes = answer_causes(case_input, expected, actual, self.rules, self.output_schema)
+        causes = answer_causes(self.domain, case_input, expected, actual, self.rules)
         new = causes - known
         if new and known:  # a recorded missing or extra element may shift the rest
             for pairs_first in (True, False):
                 aligned = answer_causes(
-                    case_input, expected, actual, self.rules, self.output_schema, True, pairs_first
+                    self.domain, case_input, expected, actual, self.rules, True, pairs_first
                 )
                 if aligned and not aligned - known:
                     new = set()

@@ -259,9 +259,18 @@ def _actual(response: Mapping[str, Any]) -> Any:
 
 
 def judge_response(
-    case: Case, response: Mapping[str, Any], rules: Sequence[Mapping[str, Any]], variant: str | None
+    case: Case,
+    response: Mapping[str, Any],
+    rules: Sequence[Mapping[str, Any]],
+    variant: str | None,
+    align: bool = True,
+    pairs_first: bool = True,
 ) -> tuple[list[Difference], list[SchemaViolation]]:
-    """Differences and schema violations of one response (a crash is handled by the caller)."""
+    """Differences and schema violations of one response (a crash is handled by the caller):
+    the one judgement of an answer, ``run``'s, the pytest plugin's and ``generate``'s
+    (``runners._generate_known.answer_causes``). Arrays of different lengths are aligned
+    (``runners._compare.diff``; ``pairs_first``: which of two equally good alignments);
+    ``generate`` also reads them position by position (``align=False``)."""
     if case.expects_error or "error" in response:
         want = {"error": case.error} if case.expects_error else {"output": case.expected}
         got = _envelope(response)
@@ -277,7 +286,7 @@ def judge_response(
     differences = [
         Difference(d.pointer, d.expected, d.actual, variant)
         # Aligned: a dropped or extra element is one difference, not a shift of the rest.
-        for d in diff(case.expected, output, rules_for(rules, case.input), align=True)
+        for d in diff(case.expected, output, rules_for(rules, case.input), align, pairs_first)
     ]
     return differences, violations
 

@@ -77,7 +77,7 @@ def _both_judgements(
     search = Search(domain, start_platform("python", PythonAdapter()), [], rules=rules)
     expected = _reference_answer(case)
     why = search._judge(case.input, expected, response, _Keys(expected.get("output")))
-    causes = answer_causes(case.input, expected, response, rules, search.output_schema, True)
+    causes = answer_causes(domain, case.input, expected, response, rules, align=True)
     by_generate = (why is None, causes)
     return by_run, by_generate
 
