@@ -412,13 +412,13 @@ def expectations_parser(sub: Any) -> None:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from ._generate_cli import generate
+    from .generate.cli import generate
 
     return generate(args)
 
 
 def cmd_promote(args: argparse.Namespace) -> int:
-    from ._candidates import promote
+    from .generate.candidates import promote
 
     target = promote(
         args.domain,

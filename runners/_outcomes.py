@@ -268,7 +268,7 @@ def judge_response(
 ) -> tuple[list[Difference], list[SchemaViolation]]:
     """Differences and schema violations of one response (a crash is handled by the caller):
     the one judgement of an answer, ``run``'s, the pytest plugin's and ``generate``'s
-    (``runners._generate_known.answer_causes``). Arrays of different lengths are aligned
+    (``runners.generate.known.answer_causes``). Arrays of different lengths are aligned
     (``runners._compare.diff``; ``pairs_first``: which of two equally good alignments);
     ``generate`` also reads them position by position (``align=False``)."""
     if case.expects_error or "error" in response:

@@ -40,7 +40,7 @@ from ._variants import VariantError, chunks_at
 from .exceptions import Problem, VectorFileError
 
 VECTORS_DIR = project_dir("vectors")
-CANDIDATES_DIR = "candidates"  # generated, unreviewed cases (runners/_candidates.py)
+CANDIDATES_DIR = "candidates"  # generated, unreviewed cases (runners/generate/candidates.py)
 _KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 

@@ -5,7 +5,7 @@ not) and the same causes (the (pointer pattern, kind) cluster keys a ledger reco
 ``run`` judges an answer against the vector (``runners._outcomes.judge``, its causes
 read from the result record by ``runners._clusters.result_keys``); ``generate`` judges
 it against the reference's answer (``Search._judge``, its causes by
-``runners._generate_known.answer_causes``). With the reference answering what the
+``runners.generate.known.answer_causes``). With the reference answering what the
 vector expects, the two must agree on every answer.
 """
 
@@ -18,11 +18,11 @@ import pytest
 
 from adapters.python import PythonAdapter
 from runners._clusters import result_keys
-from runners._generate import Search, _Keys
-from runners._generate_known import answer_causes
 from runners._outcomes import judge
 from runners._run import start_platform
 from runners._vectors import Case, load_vector_file
+from runners.generate.known import answer_causes
+from runners.generate.search import Search, _Keys
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -37,12 +37,12 @@ from adapters.protocol import KnownInputText, Request
 from adapters.worker import WorkerAdapter
 from strategies import Property
 
-from ._compare import diff, rules_for
-from ._generate_backend import NAME as BACKEND
-from ._generate_backend import Steering, backend, current_example, rewind, steered
-from ._generate_known import Cause, answer_causes, input_key
-from ._run import StartedPlatform, run_batch_in_order
-from ._schemas import domain_schema
+from .._compare import diff, rules_for
+from .._run import StartedPlatform, run_batch_in_order
+from .._schemas import domain_schema
+from .backend import NAME as BACKEND
+from .backend import Steering, backend, current_example, rewind, steered
+from .known import Cause, answer_causes, input_key
 
 REFERENCE = "python"
 
@@ -460,7 +460,7 @@ def _settings(max_examples: int) -> settings:
         # No explain phase: it reruns the failure under a tracer, which is slow.
         phases=(Phase.generate, Phase.target, Phase.shrink),
         print_blob=False,
-        # Each example's bytes drawn afresh in one call (see runners._generate_backend).
+        # Each example's bytes drawn afresh in one call (see runners.generate.backend).
         backend=backend(),
     )
 
@@ -529,7 +529,7 @@ class Search:
         self.reference = reference
         self.others = list(others)
         self.rules = list(rules)
-        # Per platform, the divergences its ledger records (runners._generate_known).
+        # Per platform, the divergences its ledger records (runners.generate.known).
         self.known = dict(known or {})
         # Per platform, the inputs of the corpus cases its ledger names (input key -> id).
         self.known_inputs = dict(known_inputs or {})
@@ -863,7 +863,7 @@ class Search:
 
         def settle(inputs: list[Any], best: float, best_at: int, target: bool = True) -> None:
             # Climbed by Hypothesis on its own backend; on the search's (which skips the
-            # target phase) the same score steers the draws (runners._generate_backend).
+            # target phase) the same score steers the draws (runners.generate.backend).
             if target:
                 hypothesis.target(best, label="rarely touched clauses")
             if isinstance(inputs, _Sent) and inputs.records and best > 0:
