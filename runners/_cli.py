@@ -19,24 +19,24 @@ from . import _options as opt
 from . import _stream
 from ._format import canonical
 from ._gate import EXIT_USAGE, exit_code
-from ._history import render_history
-from ._html import render_html
 from ._inherited_signals import to_handle
 from ._jobs import run_jobs
 from ._ledger import LedgerGate, ledger_from_results, ledger_text, load_ledger
-from ._markdown import render_markdown
 from ._meta import run_metadata
 from ._output import check_writable, write_results
 from ._platforms import describe, factories, stop_all
 from ._progress import Progress
 from ._progress import wanted as progress_wanted
-from ._report import Problems, render_text, text_report
 from ._results_file import ResultsWriter, put_in_place, read_results
 from ._run import StartedPlatform
 from ._schemas import extra_schema_dirs
 from ._vector_stream import VectorSource
 from ._vectors import VECTORS_DIR, VectorFile, load_vectors, vector_paths
 from .exceptions import HarnessError, VectorFileError
+from .reports.history import render_history
+from .reports.html import render_html
+from .reports.markdown import render_markdown
+from .reports.text import Problems, render_text, text_report
 
 
 def _sources(args: argparse.Namespace) -> list[Path]:

@@ -37,11 +37,11 @@ from ._keys import case_key
 from ._ledger import LedgerGate
 from ._meta import VectorsDigest, digest_lines
 from ._outcomes import Item, Outcome, Outcomes, unjudged
-from ._report import Problems, Tally
 from ._results_file import ResultsWriter
 from ._run import StartedPlatform, run_cases, start_platform
 from ._triage import triage
 from ._vectors import Case, VectorFile
+from .reports.text import Problems, Tally
 
 CHUNK_CASES = 2000
 """Cases a platform is given at once: large enough to batch well, small enough that the

@@ -36,11 +36,11 @@ from ._gate import in_shard
 from ._outcomes import Outcome
 from ._platforms import describe, factories, stop_all
 from ._pytest_batches import Batcher
-from ._report import render_problem
 from ._run import StartedPlatform, start_platform
 from ._schemas import extra_schema_dirs
 from ._vectors import CANDIDATES_DIR, Case, VectorFile, load_vector_file
 from .exceptions import VectorFileError
+from .reports.text import render_problem
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr

@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._clusters import clusters
-from ._keys import case_key, violation_kind
-from ._report import (
+from .._clusters import clusters
+from .._keys import case_key, violation_kind
+from .._textsafe import bound, shown
+from .text import (
     STATUSES,
     _chunkings,
     _group_by_value,
     skipped_whole,
 )
-from ._textsafe import bound, shown
 
 MAX_DIVERGENCES_SHOWN = 200
 _ICON = {"pass": "✅", "fail": "❌", "error": "💥", "xfail": "🟡", "skip": "⏭️", "not_run": "⏸️"}
