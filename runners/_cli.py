@@ -18,10 +18,8 @@ from typing import IO, Any
 from . import _options as opt
 from . import _stream
 from ._format import canonical
-from ._gate import EXIT_USAGE, exit_code
 from ._inherited_signals import to_handle
 from ._jobs import run_jobs
-from ._ledger import LedgerGate, ledger_from_results, ledger_text, load_ledger
 from ._meta import run_metadata
 from ._output import check_writable, write_results
 from ._platforms import describe, factories, stop_all
@@ -33,6 +31,8 @@ from ._schemas import extra_schema_dirs
 from ._vector_stream import VectorSource
 from ._vectors import VECTORS_DIR, VectorFile, load_vectors, vector_paths
 from .exceptions import HarnessError, VectorFileError
+from .gate.ledger import LedgerGate, ledger_from_results, ledger_text, load_ledger
+from .gate.verdict import EXIT_USAGE, exit_code
 from .reports.history import render_history
 from .reports.html import render_html
 from .reports.markdown import render_markdown

@@ -6,7 +6,7 @@ replaced by ``*``) and the kind of difference (``null -> string``, ``missing``,
 ``extra``, ``error invalid_x -> output``, ``crash UnicodeDecodeError``, ...).
 Divergences of one platform with the same key form a cluster. Every report shows
 the clusters, largest first; the JSON results carry the cluster id on each
-divergence, and an expectations ledger entry may name a cluster (``runners/_ledger.py``).
+divergence, and an expectations ledger entry may name a cluster (``runners/gate/ledger.py``).
 
 A crash's kind is ``crash CAUSE`` (pattern ``""``), the cause read from its message
 (``crash_cause``), never with a variable part (a position, a byte, an address):

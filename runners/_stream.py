@@ -32,15 +32,15 @@ from adapters.protocol import ErrorAsExpected
 
 from ._clusters import ClusterTally, annotate_result
 from ._compare import MISSING
-from ._gate import in_shard
 from ._keys import case_key
-from ._ledger import LedgerGate
 from ._meta import VectorsDigest, digest_lines
 from ._outcomes import Item, Outcome, Outcomes, unjudged
 from ._results_file import ResultsWriter
 from ._run import StartedPlatform, run_cases, start_platform
-from ._triage import triage
 from ._vectors import Case, VectorFile
+from .gate.ledger import LedgerGate
+from .gate.triage import triage
+from .gate.verdict import in_shard
 from .reports.text import Problems, Tally
 
 CHUNK_CASES = 2000

@@ -30,9 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from . import _expectations
 from . import _options as opt
-from ._gate import in_shard
 from ._outcomes import Outcome
 from ._platforms import describe, factories, stop_all
 from ._pytest_batches import Batcher
@@ -40,6 +38,8 @@ from ._run import StartedPlatform, start_platform
 from ._schemas import extra_schema_dirs
 from ._vectors import CANDIDATES_DIR, Case, VectorFile, load_vector_file
 from .exceptions import VectorFileError
+from .gate import pytest_ledger
+from .gate.verdict import in_shard
 from .reports.text import render_problem
 
 if TYPE_CHECKING:
@@ -148,7 +148,7 @@ def pytest_configure(config: pytest.Config) -> None:
     cleanup.enter_context(extra_schema_dirs([Path(d) for d in config.option.hc_schemas]))
     # --vectors paths are collected like paths given on the command line.
     config.args.extend(str(Path(p)) for p in config.option.hc_vectors)
-    _expectations.configure(config)
+    pytest_ledger.configure(config)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -230,7 +230,7 @@ def _is_vector_file(config: pytest.Config, file_path: Path) -> bool:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    ledger = _expectations.collect_file(file_path, parent)
+    ledger = pytest_ledger.collect_file(file_path, parent)
     if ledger is not None:
         return ledger
     if _is_vector_file(parent.config, file_path):
@@ -323,7 +323,7 @@ class CaseItem(pytest.Item):
         outcome, ran = self.config.stash[_BATCHER].outcome(self, self.config.stash[_POOL].get)
         if ran > 1:
             self.user_properties.append(("batch_cases", ran))  # its time is the batch's
-        expected = _expectations.judge(self.config, outcome, self.case)
+        expected = pytest_ledger.judge(self.config, outcome, self.case)
         if expected is not None:
             self.user_properties.append(("status", "xfail"))
             pytest.xfail(expected)  # a recorded divergence: reported xfail, never a pass
@@ -338,7 +338,7 @@ class CaseItem(pytest.Item):
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
     ) -> str | TerminalRepr:
-        if isinstance(excinfo.value, _expectations.LedgerProblem):
+        if isinstance(excinfo.value, pytest_ledger.LedgerProblem):
             return str(excinfo.value)
         if isinstance(excinfo.value, CaseFailed):
             return render_problem(

@@ -2,7 +2,7 @@
 
 ``1`` and ``1.0`` are one JSON number; the keys' order of an object is not part of its
 value; a boolean is never a number. The judge (``runners._outcomes.judge``), triage
-(``runners._triage.triage``) and ``generate``'s comparison of two platforms' outputs all
+(``runners.gate.triage.triage``) and ``generate``'s comparison of two platforms' outputs all
 decide it by ``adapters._json.same_json``; these tests hold them to one answer.
 """
 
@@ -14,8 +14,8 @@ import pytest
 
 from adapters._json import canonical_text, compact_text, same_json
 from runners._outcomes import judge
-from runners._triage import triage
 from runners._vectors import Case
+from runners.gate.triage import triage
 
 # (a, b, the same JSON value?)
 PAIRS: list[tuple[Any, Any, bool]] = [

@@ -16,11 +16,11 @@ from typing import Any
 
 from adapters._resources import project_dir
 
-from .._ledger import Ledger, load_ledger
 from .._platforms import factories, start_all, stop_all
 from .._run import StartedPlatform
 from .._vectors import VectorFile, load_vector_file
 from ..exceptions import HarnessError
+from ..gate.ledger import Ledger, load_ledger
 from .candidates import as_case, not_a_vector_input, write_candidate
 from .known import Cause, known_causes, ledgered_inputs
 from .search import REFERENCE, Finding, Search, Stats

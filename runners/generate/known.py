@@ -29,9 +29,9 @@ from typing import Any
 
 from .._clusters import crash_kind, result_keys
 from .._keys import case_key
-from .._ledger import Ledger
 from .._outcomes import judge_response
 from .._vectors import Case, VectorFile
+from ..gate.ledger import Ledger
 
 Cause = tuple[str, str]  # (pointer pattern, kind): a cluster key
 

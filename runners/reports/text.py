@@ -15,7 +15,7 @@ from .._clusters import ClusterTally, render_clusters
 from .._keys import case_key, violation_kind
 from .._textsafe import bound, shown
 
-# xfail: a divergence an expectations ledger records (runners/_ledger.py), never a pass.
+# xfail: a divergence an expectations ledger records (runners/gate/ledger.py), never a pass.
 # not_run: a case an interrupted run never finished (runners/_cli.py).
 STATUSES = ("pass", "fail", "error", "skip", "xfail", "not_run")
 

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from ._keys import case_key
-from ._ledger import GateProblem, Ledger, LedgerFileError, apply_ledgers, load_ledger
-from ._outcomes import Outcome
-from ._vectors import Case
+from .._keys import case_key
+from .._outcomes import Outcome
+from .._vectors import Case
+from .ledger import GateProblem, Ledger, LedgerFileError, apply_ledgers, load_ledger
 
 _LEDGERS = pytest.StashKey[dict[Path, Ledger]]()
 ENTRY_PROBLEMS = ("expired", "unknown-case", "changed-hash", "unknown-platform")
