@@ -12,8 +12,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from adapters.worker import WorkerAdapter, WorkerStartError
-from runners._resources import project_dir
+from ._resources import project_dir
+from .worker import WorkerAdapter, WorkerStartError
 
 __all__ = ["MIN_NODE_MAJOR", "WORKER", "create", "find_node"]
 
@@ -49,7 +49,8 @@ def _wheel_node() -> str | None:
 
 
 def find_node() -> str:
-    """Path of a Node >= MIN_NODE_MAJOR; WorkerStartError naming both options if there is none."""
+    """Path of a Node >= MIN_NODE_MAJOR executable; WorkerStartError naming both options
+    if there is none."""
     problems = []
     candidates = [
         ("`node` on PATH", shutil.which("node")),

@@ -19,9 +19,21 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from runners._resources import project_dir
-
-from .protocol import PROTOCOL_VERSION, KnownInputText, Request
+from ._json import compact_ascii, compact_text, encode_string
+from ._resources import project_dir
+from .protocol import (
+    EXTENSIONS,
+    PROTOCOL_VERSION,
+    RUN_DOMAIN,
+    RUN_EXPECT,
+    RUN_EXPECT_ERROR,
+    RUN_ID,
+    RUN_INPUT,
+    TAB_EXPECT,
+    TAB_EXPECT_ERROR,
+    KnownInputText,
+    Request,
+)
 
 __all__ = [
     "START_LINE",
@@ -130,29 +142,8 @@ def _line(message: str, value: dict[str, Any]) -> bytes:
 
 START_LINE = _line("start", {"cmd": "start", "version": PROTOCOL_VERSION})
 STOP_LINE = _line("stop", {"cmd": "stop"})
-EXPECT = "expect"
-"""The protocol extension the harness offers its own children (docs/protocol.md)."""
-EXPECT_ERROR = "expect-error"
-"""The extension that acknowledges an expected contract error with its message only."""
-TAB_RUN = "tab-run"
-"""The extension that sends a case's own request as one tab-separated line."""
-EXTENSIONS_LINE = (
-    json.dumps({"cmd": "extensions", "use": [EXPECT, EXPECT_ERROR, TAB_RUN]}).encode("ascii")
-    + b"\n"
-)
+EXTENSIONS_LINE = json.dumps({"cmd": "extensions", "use": list(EXTENSIONS)}).encode("ascii") + b"\n"
 """Offers the extensions, right after the handshake (only to the harness's children)."""
-ACK = b"="
-"""The answer line (without its newline) of the expect extension: "the output's text is
-the request's expect"."""
-ERROR_ACK = b"!"
-"""How an answer line of the expect-error extension begins: ``!`` and the contract
-error's message as a JSON string ("the error has the request's expect_error code")."""
-
-
-# One encoder for every request (json.dumps with options builds one per call).
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-# A str's JSON text, as _ENCODER writes it inside a message (without its Python wrapper).
-_encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
 
 class BadRequest(ValueError):
@@ -182,8 +173,8 @@ def _spliced_run(request_id: Any, domain: Any, input_json: str | None, more: str
     if not _spliceable(request_id, domain, input_json):
         return None
     return (
-        f'{{"cmd":"run","id":{_encode_string(request_id)},"domain":"{domain}",'
-        f'"input":{input_json}{more}}}\n'
+        f'{RUN_ID}{encode_string(request_id)}{RUN_DOMAIN}"{domain}"'
+        f"{RUN_INPUT}{input_json}{more}}}\n"
     )
 
 
@@ -214,13 +205,13 @@ def encode_request(request: Request) -> bytes:
     if trouble is not None:
         raise BadRequest(f"request {request_id!r} does not match run.json: {trouble}")
     try:
-        text = _ENCODER.encode(message)
+        text = compact_text(message)
     except ValueError as exc:
         raise BadRequest(f"request {request_id!r} is not JSON: {exc}") from None
     try:
         return text.encode("utf-8") + b"\n"
     except UnicodeEncodeError:
-        return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
+        return compact_ascii(message).encode("ascii") + b"\n"
 
 
 def expected_answer(request: Request) -> bytes | None:
@@ -240,7 +231,7 @@ def expected_answer(request: Request) -> bytes | None:
         return None
     line: bytes | None = request.answer_line  # type: ignore[attr-defined]
     if line is None:
-        text = f'{{"id":{_encode_string(request["id"])},"output":{output_json}}}'
+        text = f'{{"id":{encode_string(request["id"])},"output":{output_json}}}'
         try:
             line = text.encode("utf-8")
         except UnicodeEncodeError:  # no UTF-8 form: no worker writes it so
@@ -279,8 +270,8 @@ def _expect_line(request: Any) -> bytes:
         return b""
     try:  # no UTF-8 form (a lone surrogate): no expect
         return (
-            f'{{"cmd":"run","id":{_encode_string(request_id)},"domain":"{domain}",'
-            f'"input":{input_json},"expect":{_encode_string(output_json)}}}\n'
+            f'{RUN_ID}{encode_string(request_id)}{RUN_DOMAIN}"{domain}"'
+            f"{RUN_INPUT}{input_json}{RUN_EXPECT}{encode_string(output_json)}}}\n"
         ).encode()
     except UnicodeEncodeError:
         return b""
@@ -306,8 +297,8 @@ def _error_line(request: Any) -> bytes:
         return b""
     try:
         return (
-            f'{{"cmd":"run","id":{_encode_string(request_id)},"domain":"{domain}",'
-            f'"input":{input_json},"expect_error":{_encode_string(code)}}}\n'
+            f'{RUN_ID}{encode_string(request_id)}{RUN_DOMAIN}"{domain}"'
+            f"{RUN_INPUT}{input_json}{RUN_EXPECT_ERROR}{encode_string(code)}}}\n"
         ).encode()
     except UnicodeEncodeError:
         return b""
@@ -333,9 +324,9 @@ def _tab_line(request: Any) -> bytes:
         return b""
     output_json, code = request.expected_output_json, request.expected_error
     if output_json is not None:
-        expectation = "=" + output_json
+        expectation = TAB_EXPECT + output_json
     elif type(code) is str:
-        expectation = "!" + code
+        expectation = TAB_EXPECT_ERROR + code
     else:
         expectation = ""
     text = f"{request_id}\t{domain}\t{expectation}\t{input_json}\n"

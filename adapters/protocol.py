@@ -8,11 +8,46 @@ all adapters.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypedDict, runtime_checkable
 
 PROTOCOL_VERSION = 1
+
+# -- the words of the worker protocol (docs/protocol.md), each spelled here only -------
+
+EXPECT = "expect"
+"""The extension that acknowledges an output whose compact text is the request's expect."""
+EXPECT_ERROR = "expect-error"
+"""The extension that acknowledges an expected contract error with its message only."""
+TAB_RUN = "tab-run"
+"""The extension that sends a case's own request as one tab-separated line."""
+EXTENSIONS = (EXPECT, EXPECT_ERROR, TAB_RUN)
+"""What the harness offers its own children, right after the handshake."""
+ACK = b"="
+"""The expect extension's answer line (without its newline): "the output's compact JSON
+text is the request's expect"."""
+ACK_LINE = ACK + b"\n"
+ERROR_ACK = b"!"
+"""How an expect-error answer line begins: ``!`` and the contract error's message as a
+JSON string ("the error has the request's expect_error code")."""
+TAB_EXPECT = "="
+"""A tab-run line's expectation field: ``=`` and the expected output's compact text."""
+TAB_EXPECT_ERROR = "!"
+"""Or ``!`` and the expected error code (an empty field: no expectation)."""
+
+# How the harness spells a ``run`` line, piece by piece: ``RUN_ID`` <id as a JSON string>
+# ``RUN_DOMAIN`` <domain as a JSON string> ``RUN_INPUT`` <input's compact text>, then
+# optionally ``RUN_EXPECT`` or ``RUN_EXPECT_ERROR`` and a JSON string, then ``}``.
+# A line spelled otherwise is still a valid request; only this spelling takes the
+# children's fast paths.
+RUN_PREFIX = b'{"cmd":"run",'
+"""How every ``run`` line the harness writes begins."""
+RUN_ID = '{"cmd":"run","id":'
+RUN_DOMAIN = ',"domain":'
+RUN_INPUT = ',"input":'
+RUN_EXPECT = ',"expect":'
+RUN_EXPECT_ERROR = ',"expect_error":'
 
 
 class PlatformUnavailable(Exception):
@@ -231,6 +266,13 @@ class Adapter(Protocol):
         ...
 
     def stop(self) -> None: ...
+
+
+RunLines = Callable[[Sequence[bytes], int, int, Callable[[bytes], None]], int]
+"""``run_lines(lines, start, stop, answer)``: a served adapter's fast path. It hands
+``answer`` the answer line of each of ``lines[start:stop]`` in turn, as soon as it has
+it, and returns the index of the first line it does not take (``stop`` if it took them
+all); that line goes the ordinary way."""
 
 
 def crash(request_id: str, message: str, detail: str = "") -> CrashResponse:

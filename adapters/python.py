@@ -20,23 +20,35 @@ import orjson
 from impl_python import conformance
 from impl_python.errors import HanzoError
 
-from .protocol import Adapter, Implementation, Request, Response, crash
-from .serve import (
-    ACK,
+from ._json import compact_text, encode_string
+from .answers import encode, encode_message, one_line_at_a_time
+from .protocol import (
+    ACK_LINE,
     ERROR_ACK,
+    EXPECT,
+    EXPECT_ERROR,
+    RUN_DOMAIN,
+    RUN_EXPECT,
+    RUN_EXPECT_ERROR,
+    RUN_ID,
+    RUN_INPUT,
+    TAB_EXPECT,
+    TAB_EXPECT_ERROR,
+    TAB_RUN,
+    Adapter,
+    Implementation,
+    Request,
+    Response,
     RunLines,
-    encode,
-    encode_message,
-    one_line_at_a_time,
-    output_text,
+    crash,
 )
 
-# How the harness spells a run line (adapters.messages.encode_request), piece by piece.
-_RUN_ID = '{"cmd":"run","id":"'
-_DOMAIN = ',"domain":"'
-_INPUT = ',"input":'
-_EXPECT_KEY = ',"expect":'  # the expect extension's key, after the input (adapters/serve.py)
-_EXPECT_ERROR_KEY = ',"expect_error":'  # the expect-error extension's, in the same place
+# The run line's pieces (adapters.protocol), each with the quote that opens the string
+# after it: the id and the domain are read from just inside their quotes.
+_RUN_ID = RUN_ID + '"'
+_DOMAIN = RUN_DOMAIN + '"'
+_TAB_EXPECT = TAB_EXPECT.encode()
+_TAB_EXPECT_ERROR = TAB_EXPECT_ERROR.encode()
 # A JSON string's value and end, from just after its opening quote (the decoder's own
 # scanner; typeshed does not declare it).
 _scan_string: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
@@ -45,8 +57,6 @@ _scan_string: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  #
 _scan_value: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
     json.JSONDecoder()  # type: ignore[arg-type]  # typeshed: a decoder is its context
 )
-# A str as a JSON string, as the harness spells the expect (adapters.messages).
-_encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
 RunFn = Callable[[Any], Any]
 
@@ -83,7 +93,7 @@ def _broken(detail: str) -> RunFn:
 class PythonAdapter:
     name = "python"
     # What run_line and run_lines answer (adapters/serve.py).
-    run_line_extensions: tuple[str, ...] = ("expect", "expect-error", "tab-run")
+    run_line_extensions: tuple[str, ...] = (EXPECT, EXPECT_ERROR, TAB_RUN)
 
     def __init__(self) -> None:
         self._domains: dict[str, RunFn] = {}
@@ -142,7 +152,7 @@ class PythonAdapter:
         The id is read with the JSON string scanner, the domain is compared as spelled
         (the last one seen: a run is mostly one domain after another), and only the
         input is decoded, with no message object in between. A line that ends with
-        ``"expect":"<text>"`` (the expect extension) is answered ``ACK`` when the
+        ``"expect":"<text>"`` (the expect extension) is answered ``ACK_LINE`` when the
         output, encoded as this child writes outputs, is that text: the line's expect
         is compared as it is spelled, with the output's text spelled as a JSON string
         by the encoder the harness spells it with (``encode_basestring``), so the
@@ -184,12 +194,12 @@ class PythonAdapter:
             # What follows the input: nothing, or one extension's key and string (the
             # string itself is checked against the output, or the error's code, below).
             expect_at = error_at = 0
-            if text.startswith(_EXPECT_KEY, end):
-                expect_at = end + len(_EXPECT_KEY)
+            if text.startswith(RUN_EXPECT, end):
+                expect_at = end + len(RUN_EXPECT)
                 if text.endswith('"}', expect_at + 1):
                     end = len(text) - 1
-            elif text.startswith(_EXPECT_ERROR_KEY, end):
-                error_at = end + len(_EXPECT_ERROR_KEY)
+            elif text.startswith(RUN_EXPECT_ERROR, end):
+                error_at = end + len(RUN_EXPECT_ERROR)
                 if text.endswith('"}', error_at + 1):
                     end = len(text) - 1
             if len(text) != end + 1 or text[end] != "}":
@@ -211,12 +221,12 @@ class PythonAdapter:
                 try:
                     # The expect string is the rest of the line but its closing brace:
                     # the output's text as a JSON string, exactly, is that string.
-                    spelled = _encode_string(output_text(output))
+                    spelled = encode_string(compact_text(output))
                 except (TypeError, ValueError):  # not JSON: encode() reports it
                     pass
                 else:
                     if len(spelled) == end - expect_at and text.startswith(spelled, expect_at):
-                        answer(ACK)
+                        answer(ACK_LINE)
                         continue
             answer(encode({"id": request_id, "output": output}))
         return stop
@@ -248,7 +258,7 @@ class PythonAdapter:
                 output = run(case_input)
             except HanzoError as e:
                 code = e.code
-                if type(code) is str and expectation == b"!" + code.encode(
+                if type(code) is str and expectation == _TAB_EXPECT_ERROR + code.encode(
                     "utf-8", "surrogatepass"
                 ):
                     answer(ERROR_ACK + encode_message(str(e)))
@@ -273,8 +283,8 @@ class PythonAdapter:
                     )
                 )
                 continue
-            if expectation[:1] == b"=" and _is_expected(output, expectation):
-                answer(ACK)
+            if expectation[:1] == _TAB_EXPECT and _is_expected(output, expectation):
+                answer(ACK_LINE)
             else:
                 answer(encode({"id": request_id.decode("utf-8", "replace"), "output": output}))
         return stop
@@ -287,9 +297,9 @@ class PythonAdapter:
         if not text.startswith(_DOMAIN, id_end):
             return None
         domain, end = _scan_string(text, id_end + len(_DOMAIN))
-        if not text.startswith(_INPUT, end):
+        if not text.startswith(RUN_INPUT, end):
             return None
-        key = text[id_end - 1 : end + len(_INPUT)]
+        key = text[id_end - 1 : end + len(RUN_INPUT)]
         self._last_domain = key, domain, self._domains.get(domain)
         return self._last_domain
 
@@ -299,7 +309,7 @@ class PythonAdapter:
 
 
 def _is_expected(output: Any, expectation: bytes) -> bool:
-    """Whether ``output``'s text as this child writes outputs (``output_text``) is the
+    """Whether ``output``'s text as this child writes outputs (``compact_text``) is the
     expectation's text (``=`` and that text, UTF-8). orjson's text is tried first: where
     it is that text and reads back as ``output`` itself, json's text is the same (a value
     orjson writes as json would not, NaN as ``null`` or an enum as its value, does not
@@ -316,7 +326,7 @@ def _is_expected(output: Any, expectation: bytes) -> bool:
         ):
             return True
     try:
-        return expectation[1:] == output_text(output).encode("utf-8")
+        return expectation[1:] == compact_text(output).encode("utf-8")
     except (TypeError, ValueError):  # not JSON (encode() reports it), or no UTF-8 form
         return False
 
@@ -326,7 +336,7 @@ def _error(request_id: str, e: HanzoError, text: str, error_at: int, end: int) -
     ``error_at`` to ``end``, 0: none) is its code, compared as spelled (like the expect:
     the expect-error extension, docs/protocol.md); else the whole error."""
     if error_at and type(e.code) is str:
-        spelled = _encode_string(e.code)
+        spelled = encode_string(e.code)
         if len(spelled) == end - error_at and text.startswith(spelled, error_at):
             return ERROR_ACK + encode_message(str(e))
     return encode({"id": request_id, "error": {"code": e.code, "message": str(e)}})

@@ -7,8 +7,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from runners._resources import export_hook_fixtures
-
+from ._resources import export_hook_fixtures
 from .protocol import Adapter
 
 # name -> "module:factory"; imported only when that platform is used.

@@ -54,25 +54,24 @@ import select
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
-from .protocol import PROTOCOL_VERSION, Adapter, PlatformUnavailable, Response, crash
+from .answers import answer_line, encode, one_line_at_a_time
+from .protocol import (
+    EXPECT,
+    EXPECT_ERROR,
+    PROTOCOL_VERSION,
+    TAB_EXPECT,
+    TAB_EXPECT_ERROR,
+    TAB_RUN,
+    Adapter,
+    PlatformUnavailable,
+    RunLines,
+    crash,
+)
 
 IN_PROCESS_FACTORIES = {"python": "adapters.python:create", "rust": "adapters.rust:create"}
-EXPECT = "expect"
-"""A protocol extension this child speaks (docs/protocol.md)."""
-EXPECT_ERROR = "expect-error"
-"""The other one: taken when the adapter's ``run_line`` says it speaks it
-(``run_line_extensions``), or when the adapter has no ``run_line`` (this module
-answers it then)."""
-TAB_RUN = "tab-run"
-"""The third: a case's request as one tab-separated line, taken on the same terms."""
-ACK = b"=\n"
-"""The answer line meaning "the output's compact JSON text is the request's expect"."""
-ERROR_ACK = b"!"
-"""How the answer line meaning "the contract error has the request's expect_error code"
-begins; the error's message follows as a JSON string."""
 MAX_GROUP = 256
 """At most this many answers are held unwritten (the harness's isolation window)."""
 FLUSH_AFTER_S = 0.002
@@ -94,58 +93,7 @@ def load_adapter(spec: str) -> Adapter:
     return factory()
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 _DECODER = json.JSONDecoder()
-_encode_string: Callable[[str], str] = json.encoder.encode_basestring
-
-
-def _not_json(value: Any) -> Any:
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-# _ENCODER's settings as one C encoder made once (JSONEncoder.encode makes a new one per
-# call, most of an output's encoding time); no circular-reference check, so a circular
-# output is a RecursionError here, and encode() then reports it.
-_C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
-_one_shot = (
-    _C_ENCODER(None, _not_json, json.encoder.encode_basestring, None, ":", ",", False, False, False)
-    if _C_ENCODER is not None
-    else None
-)
-
-
-def output_text(output: Any) -> str:
-    """``_ENCODER.encode(output)`` (compact, UTF-8 text, no NaN): how this child writes an
-    output, and how the harness writes an expected one (``Case.expected_json``).
-    Raises ValueError (NaN, a circular value) or TypeError (not JSON)."""
-    if _one_shot is None:
-        return _ENCODER.encode(output)
-    try:
-        return "".join(_one_shot(output, 0))
-    except RecursionError:
-        raise ValueError("circular or too deeply nested") from None
-
-
-def encode(response: Response) -> bytes:
-    """One response line. An output that has no UTF-8 form (a lone surrogate) is sent
-    with ``\\u`` escapes, so that the harness can report it against its case."""
-    try:
-        text = output_text(response)  # encoded as an output is (one C encoder)
-    except ValueError as exc:  # NaN or an infinity, or circular: not JSON at all
-        text = json.dumps(crash(response["id"], f"output is not JSON: {exc}"))
-    try:
-        return text.encode("utf-8") + b"\n"
-    except UnicodeEncodeError:
-        return json.dumps(response, allow_nan=False, separators=(",", ":")).encode("ascii") + b"\n"
-
-
-def encode_message(message: str) -> bytes:
-    """A JSON string and a newline (UTF-8; ``\\u`` escapes where there is no UTF-8 form)."""
-    try:
-        # _ENCODER.encode(message), without its Python wrapper (a str is only escaped).
-        return (_encode_string(message) + "\n").encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: escaped, and the harness reports it
-        return json.dumps(message).encode("ascii") + b"\n"
 
 
 def taken_extensions(adapter: Adapter, offered: Any) -> list[str]:
@@ -176,9 +124,9 @@ def tab_request(line: bytes) -> dict[str, Any]:
     except ValueError as exc:
         return dict(crash(request_id, f"tab-run line not taken apart: {exc}"))
     request = {"cmd": "run", "id": request_id, "domain": domain, "input": case_input}
-    if expectation[:1] == "=":
+    if expectation[:1] == TAB_EXPECT:
         request["expect"] = expectation[1:]
-    elif expectation[:1] == "!":
+    elif expectation[:1] == TAB_EXPECT_ERROR:
         request["expect_error"] = expectation[1:]
     return request
 
@@ -305,23 +253,6 @@ def _handshake_answer(answers: _Answers, message: dict[str, Any]) -> None:
     answers.write_now(json.dumps(message).encode("utf-8") + b"\n")
 
 
-def answer_line(response: Response, expect: Any, expect_error: Any = None) -> bytes:
-    """The line for a response to a request that carried ``expect`` or ``expect_error``
-    (or None): ``ACK`` when the output's text, as this child writes it, is that string;
-    ``!"<message>"`` when the contract error has that code; else the answer."""
-    if type(expect_error) is str and "error" in response:
-        error: Any = response["error"]  # type: ignore[typeddict-item]
-        if error.get("code") == expect_error and type(error.get("message")) is str:
-            return ERROR_ACK + encode_message(error["message"])
-    if type(expect) is str and "output" in response:
-        try:
-            if output_text(response["output"]) == expect:  # type: ignore[typeddict-item]
-                return ACK
-        except (TypeError, ValueError):  # not JSON: encode() reports it
-            pass
-    return encode(response)
-
-
 def serve(adapter: Adapter, stdin: IO[bytes], stdout: IO[bytes]) -> int:
     """Answer the protocol on the given streams until ``stop`` or end of file."""
     implementation = adapter.start()
@@ -334,16 +265,6 @@ def serve(adapter: Adapter, stdin: IO[bytes], stdout: IO[bytes]) -> int:
     return 0
 
 
-# How the harness begins every run line (adapters.messages.encode_request).
-RUN_PREFIX = b'{"cmd":"run",'
-
-RunLines = Callable[[Sequence[bytes], int, int, Callable[[bytes], None]], int]
-"""``run_lines(lines, start, stop, answer)``: the fast path. It hands ``answer`` the
-answer line of each of ``lines[start:stop]`` in turn, as soon as it has it, and returns
-the index of the first line it does not take (``stop`` if it took them all); that line
-goes the ordinary way."""
-
-
 def fast_path(adapter: Adapter) -> RunLines | None:
     """The adapter's ``run_lines``; else its ``run_line`` (one line at a time; the Rust
     extension's), on ``run`` lines only; else None."""
@@ -352,27 +273,6 @@ def fast_path(adapter: Adapter) -> RunLines | None:
         return run_lines
     run_line: Callable[[bytes], bytes | None] | None = getattr(adapter, "run_line", None)
     return None if run_line is None else one_line_at_a_time(run_line)
-
-
-def one_line_at_a_time(run_line: Callable[[bytes], bytes | None]) -> RunLines:
-    """``run_lines`` made of a ``run_line(line) -> bytes | None`` (None: declined),
-    which is handed ``run`` lines only."""
-
-    def one_at_a_time(
-        lines: Sequence[bytes], start: int, stop: int, answer: Callable[[bytes], None]
-    ) -> int:
-        for index in range(start, stop):
-            line = lines[index]
-            # run lines, and tab-run lines (any line but a JSON message's)
-            got = (
-                run_line(line) if not line.startswith(b"{") or line.startswith(RUN_PREFIX) else None
-            )
-            if got is None:
-                return index
-            answer(got)
-        return stop
-
-    return one_at_a_time
 
 
 class _Session:

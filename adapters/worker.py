@@ -9,41 +9,23 @@ failures the platform is declared broken and every case still to run gets one
 shared message. A worker that cannot complete the handshake makes ``start()``
 raise ``PlatformUnavailable`` carrying its stderr.
 
-Each worker runs in its own session (process group), and every kill is a kill
-of the whole group, so a wrapper (``sh -c``, ``npm run``, ``go run``) cannot
-leave its child behind. Threads per running worker: one reads stdout lines into
-a queue (the caller waits on the queue with a timeout, which is how hangs are
-detected), one drains stderr into a bounded buffer, and, during a batch, one
-writes the requests (so a batch larger than the pipe buffers cannot deadlock).
-Shutting a worker down never waits on those threads for long: a pipe still held
-by a process that escaped the group is abandoned to its (daemon) thread.
+The process itself (spawning it in a session of its own, its pipes and threads, killing
+its whole process group) is ``adapters.process``; this module is the protocol over it
+and the policy of what to do when it fails.
 """
 
 from __future__ import annotations
 
-import atexit
-import contextlib
 import json
-import os
 import queue
-import signal
-import subprocess
-import threading
-import weakref
 from bisect import bisect_left
-from collections import deque
 from collections.abc import Callable, Sequence
-from typing import IO, Any
+from typing import Any
 
 from .messages import (
-    ACK,
-    ERROR_ACK,
-    EXPECT,
-    EXPECT_ERROR,
     EXTENSIONS_LINE,
     START_LINE,
     STOP_LINE,
-    TAB_RUN,
     BadRequest,
     encode_request,
     error_acknowledged,
@@ -53,8 +35,15 @@ from .messages import (
     problem,
     tab_line,
 )
+from .process import EOF as _EOF
+from .process import WorkerProcess
 from .protocol import (
+    ACK,
+    ERROR_ACK,
+    EXPECT,
+    EXPECT_ERROR,
     PROTOCOL_VERSION,
+    TAB_RUN,
     ErrorAsExpected,
     Implementation,
     OutputAsExpected,
@@ -67,12 +56,8 @@ from .protocol import (
 __all__ = ["BROKEN_AFTER", "WorkerAdapter", "WorkerStartError"]
 
 BROKEN_AFTER = 3  # consecutive worker failures (timeouts, exits, garbage) before giving up
-_STDERR_LIMIT = 64 * 1024
 _LINE_EXCERPT = 200
-_STOP_GRACE_S = 2.0
-_EXIT_GRACE_S = 1.0
 _FLUSH_PROBE_S = 0.5  # after a timeout: how long stdin's EOF may take to shake out buffered lines
-_EOF = None  # queue sentinel: stdout closed
 
 
 class _TimedOut:
@@ -85,17 +70,6 @@ FLUSH_HINT = (
     "it must flush stdout after each line it writes"
 )
 
-# Every live worker, so that the harness's exit kills whatever is still running.
-_live: weakref.WeakSet[_Worker] = weakref.WeakSet()
-
-
-def _kill_live_workers() -> None:
-    for worker in list(_live):
-        worker.kill_group()
-
-
-atexit.register(_kill_live_workers)
-
 
 class WorkerStartError(PlatformUnavailable):
     """The worker could not be started or did not complete the handshake.
@@ -107,221 +81,6 @@ class WorkerStartError(PlatformUnavailable):
     def __init__(self, message: str, stderr: str = "", platform: str = "") -> None:
         super().__init__(platform, message, detail=stderr)
         self.stderr = stderr
-
-
-def _close(stream: IO[bytes] | None) -> None:
-    if stream is not None:
-        with contextlib.suppress(OSError, ValueError):
-            stream.close()
-
-
-class _Worker:
-    """One spawned worker process (a session of its own) with its stdout queue and stderr buffer."""
-
-    def __init__(self, command: Sequence[str]):
-        # start_new_session: the worker leads a new process group, so killpg reaches
-        # every process it starts (unless one starts a session of its own).
-        self.proc = subprocess.Popen(
-            list(command),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-        self.pgid = self.proc.pid
-        # The reader thread queues lists of lines (all those one read brought), so a
-        # worker that writes many answers at once costs one queue hand-over, not one
-        # per answer; ``ready`` holds lines taken off the queue and not yet asked for.
-        self.lines: queue.Queue[Sequence[bytes | None]] = queue.Queue()
-        self.ready: deque[bytes | None] = deque()
-        self._stderr: deque[bytes] = deque()
-        self._stderr_size = 0
-        self._stderr_lock = threading.Lock()
-        self._reader = threading.Thread(target=self._read_stdout, daemon=True)
-        self._drainer = threading.Thread(target=self._drain_stderr, daemon=True)
-        self._reader.start()
-        self._drainer.start()
-        self._writer: threading.Thread | None = None
-        self._stdin_closed = False
-        _live.add(self)
-
-    def _read_stdout(self) -> None:
-        stdout = self.proc.stdout
-        assert stdout is not None
-        partial = b""
-        try:
-            fd = stdout.fileno()
-            while chunk := os.read(fd, 1 << 16):
-                *complete, partial = (partial + chunk).split(b"\n")
-                if complete:
-                    self.lines.put(complete)  # lines without their newline
-        except (OSError, ValueError):
-            pass
-        finally:
-            # A last line without its newline is still a line (as file iteration has it).
-            self.lines.put([partial, _EOF] if partial else [_EOF])
-            _close(stdout)  # only this thread reads it; closed here, nobody waits on it
-
-    def _drain_stderr(self) -> None:
-        stderr = self.proc.stderr
-        assert stderr is not None
-        try:
-            while chunk := os.read(stderr.fileno(), 8192):
-                with self._stderr_lock:
-                    self._stderr.append(chunk)
-                    self._stderr_size += len(chunk)
-                    while self._stderr_size > _STDERR_LIMIT and len(self._stderr) > 1:
-                        self._stderr_size -= len(self._stderr.popleft())
-        except (OSError, ValueError):
-            pass
-        finally:
-            _close(stderr)
-
-    def stderr_text(self, *, settle: bool = False) -> str:
-        """The most recent stderr (at most 64 KiB).
-
-        ``settle`` first waits briefly for a dead worker's last words.
-        """
-        if settle:
-            self._drainer.join(timeout=_EXIT_GRACE_S)
-        with self._stderr_lock:
-            data = b"".join(self._stderr)
-        if len(data) > _STDERR_LIMIT:
-            data = b"[...]" + data[-_STDERR_LIMIT:]
-        return data.decode("utf-8", errors="replace")
-
-    def writing(self) -> bool:
-        return self._writer is not None and self._writer.is_alive()
-
-    def send(self, lines: Sequence[bytes]) -> None:
-        """Write ``lines`` on a background thread; a dead worker just ends the writing."""
-        stdin = self.proc.stdin
-        assert stdin is not None
-        if self._writer is not None:
-            self._writer.join()  # the previous batch's writer is done once it was answered
-
-        def write() -> None:
-            try:
-                stdin.write(b"".join(lines))  # one call: the thread holds the GIL less often
-                stdin.flush()
-            except (OSError, ValueError):
-                pass  # the worker died or was killed; the reader reports it
-
-        self._writer = threading.Thread(target=write, daemon=True)
-        self._writer.start()
-
-    def send_now(self, line: bytes) -> bool:
-        """Write one short line unless that could block; False if it was not written."""
-        stdin = self.proc.stdin
-        if stdin is None or self._stdin_closed or self.writing():
-            return False
-        try:
-            stdin.flush()
-            fd = stdin.fileno()
-            os.set_blocking(fd, False)
-            try:
-                return os.write(fd, line) == len(line)
-            finally:
-                os.set_blocking(fd, True)
-        except (OSError, ValueError):
-            return False
-
-    def close_stdin(self) -> None:
-        """End of file for the worker, unless a writer thread holds stdin (closing would wait)."""
-        if not self._stdin_closed and not self.writing():
-            self._stdin_closed = True
-            _close(self.proc.stdin)
-
-    def next_line(self, timeout: float) -> bytes | None:
-        """The next stdout line; None at EOF; raises queue.Empty after ``timeout`` seconds."""
-        if not self.ready:
-            self.ready.extend(self.lines.get(timeout=timeout))
-        return self.ready.popleft()
-
-    def pending_lines(self) -> list[bytes | None]:
-        """Whatever the reader has queued and nobody has read (without waiting)."""
-        found: list[bytes | None] = list(self.ready)
-        self.ready.clear()
-        with contextlib.suppress(queue.Empty):
-            while True:
-                found.extend(self.lines.get_nowait())
-        return found
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def exit_code(self, wait: float = _EXIT_GRACE_S) -> int | None:
-        try:
-            return self.proc.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            return None
-
-    def kill_group(self) -> None:
-        """SIGKILL to every process of the worker's group (the worker, a wrapper's children),
-        and to the groups its descendants made (a hook or a wrapped worker in a session of
-        its own would otherwise outlive it, orphaned)."""
-        groups = _descendant_groups(self.proc.pid) if self.alive() else set()
-        groups.discard(os.getpgrp())
-        for pgid in (self.pgid, *groups):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pgid, signal.SIGKILL)
-
-    def kill(self) -> None:
-        """Kill the whole group and release the pipes without ever blocking for long."""
-        self.kill_group()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=_EXIT_GRACE_S)
-        _live.discard(self)
-        # A process that left the group may still hold the pipes: wait only briefly. The
-        # reader threads close their own streams at end of file; stdin is closed here
-        # once no writer thread holds it (closing would wait for that thread).
-        for thread in (self._writer, self._reader, self._drainer):
-            if thread is not None:
-                thread.join(timeout=_EXIT_GRACE_S)
-        if not self._stdin_closed and not self.writing():
-            self._stdin_closed = True
-            _close(self.proc.stdin)
-
-    def stop(self) -> None:
-        """Polite stop (stop command, close stdin, short wait), then kill the group."""
-        if self.proc.poll() is None and self.send_now(STOP_LINE):
-            self.close_stdin()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(timeout=_STOP_GRACE_S)
-        self.kill()
-
-
-def _descendant_groups(pid: int) -> set[int]:
-    """The process groups of ``pid``'s descendants, from /proc (empty where there is none).
-
-    Read before the kill: once ``pid`` dies its children are reparented and the link is gone.
-    """
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return set()
-    children: dict[int, list[int]] = {}
-    group_of: dict[int, int] = {}
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as stat:
-                line = stat.read()
-        except OSError:
-            continue  # ended meanwhile
-        # After the command name (which may hold spaces and parentheses): state, ppid, pgrp.
-        fields = line[line.rfind(b")") + 2 :].split()
-        child = int(name)
-        children.setdefault(int(fields[1]), []).append(child)
-        group_of[child] = int(fields[2])
-    groups: set[int] = set()
-    todo = [pid]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            groups.add(group_of[child])
-            todo.append(child)
-    return groups
 
 
 def case_of(request_id: str) -> str:
@@ -533,7 +292,7 @@ class WorkerAdapter:
         self._consecutive_failures = 0
         self._resent: set[str] = set()  # cases sent again after a stray line (in this run)
         self._busy = False  # a batch is on the worker and not all of it is answered
-        self._worker: _Worker | None = None
+        self._worker: WorkerProcess | None = None
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -552,7 +311,7 @@ class WorkerAdapter:
         if self._busy:
             worker.kill()
         else:
-            worker.stop()
+            worker.stop(STOP_LINE)
         self._busy = False
 
     def _spawn(self) -> Implementation:
@@ -565,7 +324,7 @@ class WorkerAdapter:
             exc.platform = exc.platform or self.name
             raise
         try:
-            worker = _Worker(argv)
+            worker = WorkerProcess(argv)
         except OSError as exc:
             raise WorkerStartError(
                 f"cannot run worker {argv!r}: {exc}", platform=self.name
@@ -581,11 +340,11 @@ class WorkerAdapter:
         return implementation
 
     def _start_error(
-        self, message: str, worker: _Worker, *, settle: bool = False
+        self, message: str, worker: WorkerProcess, *, settle: bool = False
     ) -> WorkerStartError:
         return WorkerStartError(message, worker.stderr_text(settle=settle), platform=self.name)
 
-    def _handshake(self, worker: _Worker, command: str) -> Implementation:
+    def _handshake(self, worker: WorkerProcess, command: str) -> Implementation:
         worker.send_now(START_LINE)
         try:
             line = worker.next_line(self.start_timeout)
@@ -627,7 +386,7 @@ class WorkerAdapter:
             )
         return Implementation.from_json(answer["implementation"])
 
-    def _offer_expect(self, worker: _Worker, command: str) -> None:
+    def _offer_expect(self, worker: WorkerProcess, command: str) -> None:
         """Offer the expect extension; the first worker's answer holds for the adapter
         (the run lines of a batch are made once), so a restarted worker must agree."""
         worker.send_now(EXTENSIONS_LINE)
@@ -673,7 +432,7 @@ class WorkerAdapter:
             )
 
     @staticmethod
-    def _answers_at_eof(worker: _Worker) -> bool:
+    def _answers_at_eof(worker: WorkerProcess) -> bool:
         """After a timeout: does closing stdin shake out a line the worker kept buffered?"""
         worker.close_stdin()
         try:
@@ -835,7 +594,7 @@ class WorkerAdapter:
     def _problem(self, kind: str, message: str, detail: str) -> None:
         self.problems.append({"kind": kind, "message": message, "detail": detail})
 
-    def _check_idle_output(self, worker: _Worker) -> None:
+    def _check_idle_output(self, worker: WorkerProcess) -> None:
         """Lines written since the last batch was answered are stray: record, restart."""
         pending = worker.pending_lines()
         stray = [line for line in pending if line is not _EOF]
@@ -995,7 +754,7 @@ class WorkerAdapter:
 
     def _next_response(
         self,
-        worker: _Worker,
+        worker: WorkerProcess,
         line: bytes | _TimedOut | None,
         case_id: str,
         index: int,
@@ -1052,7 +811,7 @@ class WorkerAdapter:
         return response
 
     @staticmethod
-    def _detail(worker: _Worker, head: str) -> str:
+    def _detail(worker: WorkerProcess, head: str) -> str:
         code = worker.proc.returncode
         parts = [head] if head else []
         parts.append(f"exit status: {code}")

@@ -3,7 +3,7 @@
 One case = one distinct generated input, run on python (the reference), rust and
 js, and compared. Inputs drawn again within a search are not run again and not
 counted ("drawn" counts every draw: the all-zero first batch and steering's variants
-repeat a few). The search is the real one (``runners._generate.Search``: Hypothesis
+repeat a few). The search is the real one (``runners.generate.search.Search``: Hypothesis
 on the search's backend drawing batches, one ``Adapter.run`` per platform per
 chunk, comparison, clause attribution, ``target()`` and steering), with no platform
 disagreeing, so no shrinking.
@@ -33,10 +33,10 @@ import time
 import hypothesis
 import proctree  # bench/, this script's folder
 
-from runners import _generate
-from runners._generate import Search, input_batches
-from runners._generate_cli import case_tmpdir
 from runners._platforms import factories, start_all, stop_all
+from runners.generate import search as _generate
+from runners.generate.cli import case_tmpdir
+from runners.generate.search import Search, input_batches
 
 
 def _children_cpu() -> float:

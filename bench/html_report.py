@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from test_html_report import big_document
 
-from runners._html import render_html
-from runners._markdown import render_markdown
+from runners.reports.html import render_html
+from runners.reports.markdown import render_markdown
 
 
 def main() -> None:

@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._compare import Difference, diff
     from ._outcomes import Outcome
-    from ._report import document, render_text
     from ._run import StartedPlatform, run_cases, run_matrix, start_platform
     from ._vectors import Case, VectorFile, load_vector_file, load_vectors
     from .exceptions import HarnessError, PlatformUnavailable, Problem, VectorFileError
+    from .reports.text import document, render_text
 
 _HOMES = {
     "._compare": ("Difference", "diff"),
     "._outcomes": ("Outcome",),
-    "._report": ("document", "render_text"),
+    ".reports.text": ("document", "render_text"),
     "._run": ("StartedPlatform", "run_cases", "run_matrix", "start_platform"),
     "._vectors": ("Case", "VectorFile", "load_vector_file", "load_vectors"),
     ".exceptions": ("HarnessError", "PlatformUnavailable", "Problem", "VectorFileError"),

@@ -13,7 +13,8 @@ import functools
 import re
 from pathlib import Path
 
-from ._resources import project_dir
+from adapters._resources import project_dir
+
 from ._schemas import extra_dirs
 
 DOCS_DIR = project_dir("docs/domains")

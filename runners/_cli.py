@@ -15,29 +15,28 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from adapters.served import IN_PROCESS_ENV
-
-from . import _args, _stream
+from . import _options as opt
+from . import _stream
 from ._format import canonical
-from ._gate import EXIT_USAGE, exit_code
-from ._history import render_history
-from ._html import render_html
 from ._inherited_signals import to_handle
 from ._jobs import run_jobs
-from ._ledger import LedgerGate, ledger_from_results, ledger_text, load_ledger
-from ._markdown import render_markdown
 from ._meta import run_metadata
 from ._output import check_writable, refuse_inputs, write_results
-from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, stop_all
+from ._platforms import describe, factories, stop_all
 from ._progress import Progress
 from ._progress import wanted as progress_wanted
-from ._report import Problems, render_text, text_report
 from ._results_file import ResultsWriter, put_in_place, read_results
 from ._run import StartedPlatform
 from ._schemas import extra_schema_dirs
 from ._vector_stream import VectorSource
 from ._vectors import VECTORS_DIR, VectorFile, load_vectors, vector_paths
 from .exceptions import HarnessError, VectorFileError
+from .gate.ledger import LedgerGate, ledger_from_results, ledger_text, load_ledger
+from .gate.verdict import EXIT_USAGE, exit_code
+from .reports.history import render_history
+from .reports.html import render_html
+from .reports.markdown import render_markdown
+from .reports.text import Problems, render_text, text_report
 
 
 def _sources(args: argparse.Namespace) -> list[Path]:
@@ -386,19 +385,8 @@ def gate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "-q", "--quiet", action="store_true", help="no progress bar (it is off in CI anyway)"
     )
-    p.add_argument(
-        "--expectations",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="a platform's expectations ledger: recorded divergences are xfail (repeatable)",
-    )
-    p.add_argument(
-        "--shard",
-        type=_args.shard,
-        metavar="I/N",
-        help="run only shard I of N (cases split deterministically by id)",
-    )
+    opt.EXPECTATIONS.add(p)
+    opt.SHARD.add(p)
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -427,23 +415,14 @@ def expectations_parser(sub: Any) -> None:
     p.set_defaults(func=cmd_expectations)
 
 
-def _in_process_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--in-process",
-        action="store_true",
-        help=f"run python and rust inside the harness, for debugging (no timeout or crash "
-        f"isolation; same as {IN_PROCESS_ENV}=1)",
-    )
-
-
 def cmd_generate(args: argparse.Namespace) -> int:
-    from ._generate_cli import generate
+    from .generate.cli import generate
 
     return generate(args)
 
 
 def cmd_promote(args: argparse.Namespace) -> int:
-    from ._candidates import promote
+    from .generate.candidates import promote
 
     target = promote(
         args.domain,
@@ -460,23 +439,14 @@ def cmd_promote(args: argparse.Namespace) -> int:
 def add_generate_parsers(sub: Any) -> None:
     """``generate`` and ``promote`` (issue 10)."""
     p = sub.add_parser("generate", help="search for inputs the platforms disagree on (Hypothesis)")
-    p.add_argument("--domain", action="append", required=True, help="domain (repeatable)")
-    p.add_argument(
-        "--platform",
-        action="append",
-        default=[],
-        help="compare this platform with the python reference (repeatable; default all)",
+    opt.DOMAIN.add(p, required=True, help="domain (repeatable)")
+    opt.PLATFORM.add(
+        p, help="compare this platform with the python reference (repeatable; default all)"
     )
-    p.add_argument(
-        "--worker",
-        action="append",
-        default=[],
-        metavar="NAME=COMMAND",
-        help="also compare an out-of-process platform speaking docs/protocol.md",
-    )
-    p.add_argument("--case-timeout", type=float, default=DEFAULT_CASE_TIMEOUT, metavar="SECONDS")
-    p.add_argument("--max-examples", type=int, default=200, help="Hypothesis examples per search")
-    p.add_argument("--batch", type=int, default=256, help="inputs drawn per example")
+    opt.WORKER.add(p, help="also compare an out-of-process platform speaking docs/protocol.md")
+    opt.CASE_TIMEOUT.add(p)
+    opt.MAX_EXAMPLES.add(p)
+    opt.BATCH.add(p)
     p.add_argument(
         "--tmpdir",
         default="auto",
@@ -485,19 +455,17 @@ def add_generate_parsers(sub: Any) -> None:
         "default auto: a private folder in /dev/shm when writable (memory: no disk "
         "journal), else the system's; 'system' for the system's",
     )
-    p.add_argument("--seed", type=int, help="Hypothesis seed (default: random, printed)")
+    opt.SEED.add(p)
     p.add_argument("--report", action="store_true", help="print the clause coverage")
     p.add_argument("--no-properties", action="store_true", help="only the differential search")
     p.add_argument("--no-write", action="store_true", help="do not write vectors/candidates/")
-    p.add_argument(
-        "--expectations",
-        action="append",
-        default=[],
+    opt.EXPECTATIONS.add(
+        p,
         metavar="LEDGER",
         help="a platform's expectations ledger: inputs on which it diverges only in the "
         "clusters it records are not findings, so the search looks past them (repeatable)",
     )
-    _in_process_option(p)
+    opt.IN_PROCESS.add(p)
     p.add_argument(
         "--vectors-dir",
         type=Path,
@@ -518,14 +486,7 @@ def add_generate_parsers(sub: Any) -> None:
 
 
 def schema_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--schemas",
-        action="append",
-        default=[],
-        type=Path,
-        metavar="DIR",
-        help="look for <domain>.schema.json here before schemas/ (repeatable)",
-    )
+    opt.SCHEMAS.add(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -533,21 +494,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     def vector_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument(
-            "--vectors",
-            action="append",
-            default=[],
-            metavar="PATH",
-            help="also load this vector file or folder (repeatable)",
-        )
+        opt.VECTORS.add(p)
         p.add_argument(
             "--no-default-vectors",
             action="store_true",
             help="load only --vectors, not the project's vectors/",
         )
-        p.add_argument(
-            "--domain", action="append", default=[], help="only this domain (repeatable)"
-        )
+        opt.DOMAIN.add(p)
         schema_options(p)
 
     p = sub.add_parser("validate", help="check every vector file against schemas/")
@@ -565,55 +518,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="run the matrix and print the parity report")
     vector_options(p)
-    p.add_argument(
-        "--platform",
-        action="append",
-        default=[],
-        help="only this platform: python, rust, js, or a --worker name (repeatable)",
-    )
-    p.add_argument(
-        "--worker",
-        action="append",
-        default=[],
-        type=_args.worker_spec,
-        metavar="NAME=COMMAND",
-        help="add an out-of-process platform speaking docs/protocol.md (a new name; "
-        "COMMAND is split shell-like, not run by a shell)",
-    )
-    p.add_argument(
-        "--case-timeout",
-        type=_args.positive_seconds,
-        default=DEFAULT_CASE_TIMEOUT,
-        metavar="SECONDS",
-        help=f"per-case timeout, all but --in-process platforms (default {DEFAULT_CASE_TIMEOUT})",
-    )
-    _in_process_option(p)
+    opt.PLATFORM.add(p)
+    opt.WORKER.add(p)
+    opt.CASE_TIMEOUT.add(p)
+    opt.IN_PROCESS.add(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument(
         "--output",
         metavar="FILE",
         help="write the report here (with --format json, the table is still printed)",
     )
-    p.add_argument(
-        "--max-problems",
-        type=_args.non_negative_int,
-        default=10,
-        help="failures printed in full (default 10; the --output report has all)",
+    opt.MAX_PROBLEMS.add(
+        p, help="failures printed in full (default 10; the --output report has all)"
     )
     gate_options(p)
-    p.add_argument(
-        "--jobs",
-        type=_args.positive_int,
-        default=1,
-        metavar="N",
-        help="split the vector files across N harness processes, each with its own "
-        "platforms (default 1); the results and report are the same, in the same order",
-    )
+    opt.JOBS.add(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("report", help="render a saved --format json result file")
     p.add_argument("results", metavar="FILE")
-    p.add_argument("--max-problems", type=_args.non_negative_int, default=50)
+    opt.MAX_PROBLEMS.add(p, default=50, help="failures printed in full (default 50)")
     report_options(p)
     p.set_defaults(func=cmd_report)
     add_generate_parsers(sub)
@@ -625,7 +549,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    _args.check_unique_workers(parser, getattr(args, "worker", []))
+    twice = opt.twice_named_worker(getattr(args, "worker", []))
+    if twice is not None:
+        parser.error(twice)
     # A lone surrogate in a message must not turn a finished run into an encoding error.
     with contextlib.suppress(AttributeError, ValueError):
         sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]

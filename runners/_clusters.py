@@ -6,7 +6,7 @@ replaced by ``*``) and the kind of difference (``null -> string``, ``missing``,
 ``extra``, ``error invalid_x -> output``, ``crash UnicodeDecodeError``, ...).
 Divergences of one platform with the same key form a cluster. Every report shows
 the clusters, largest first; the JSON results carry the cluster id on each
-divergence, and an expectations ledger entry may name a cluster (``runners/_ledger.py``).
+divergence, and an expectations ledger entry may name a cluster (``runners/gate/ledger.py``).
 
 A crash's kind is ``crash CAUSE`` (pattern ``""``), the cause read from its message
 (``crash_cause``), never with a variable part (a position, a byte, an address):
@@ -40,7 +40,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._report import case_key, violation_kind
+from ._keys import case_key, violation_kind
 from ._textsafe import bound, shown
 
 _INDEX = re.compile(r"^(0|[1-9][0-9]*)$")
@@ -371,10 +371,3 @@ def annotate_result(r: dict[str, Any]) -> None:
         d["cluster"] = cluster_id(pointer_pattern(d["pointer"]), difference_kind(d))
     for s in r.get("schema_errors", ()):
         s["cluster"] = cluster_id(pointer_pattern(s["pointer"]), violation_kind(s))
-
-
-def annotate(doc: dict[str, Any]) -> None:
-    """Put the cluster id on each divergence and the cluster list in ``summary.clusters``."""
-    for r in doc["results"]:
-        annotate_result(r)
-    doc["summary"]["clusters"] = [c.to_json() for c in clusters(doc["results"], doc.get("cases"))]

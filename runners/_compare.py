@@ -1,9 +1,10 @@
 """Compare a platform's output with a vector's expectation, under the domain's declared rules.
 
-Exact JSON equality (an integer-valued float equals the integer; booleans are not
-numbers), except where a vector file's ``comparison`` rules say otherwise (two arrays of
-different lengths may be aligned first, ``diff(align=True)``, which changes only which
-pointers are named, never whether there is a difference):
+JSON sameness (``adapters._json.same_json``: an integer-valued float equals the
+integer; booleans are not numbers), except where a vector file's ``comparison`` rules
+say otherwise (two arrays of different lengths may be aligned first,
+``diff(align=True)``, which changes only which pointers are named, never whether there
+is a difference):
 
 * ``ignore``: skip the value at ``path`` (``*`` matches any index or key), when the
   object holding it in the expected output has every key/value in ``where``;
@@ -16,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from adapters._json import is_number, same_json, same_scalar
 
 from ._pointer import MISSING, format_pointer, resolve
 from ._pointer import parse as parse_pointer
@@ -46,7 +49,7 @@ def rules_for(rules: Sequence[Mapping[str, Any]], case_input: Any) -> list[Mappi
     active = []
     for rule in rules:
         when = rule.get("when", {})
-        if any(not _same_scalar(resolve(case_input, p), v) for p, v in when.items()):
+        if any(not same_scalar(resolve(case_input, p), v) for p, v in when.items()):
             continue
         if any(resolve(case_input, p) is not MISSING for p in rule.get("unless", ())):
             continue
@@ -60,35 +63,10 @@ def _matches(pattern: list[str], path: list[str]) -> bool:
     )
 
 
-def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def _same_scalar(a: Any, b: Any) -> bool:
-    if _is_number(a) and _is_number(b):
-        if max(abs(a), abs(b)) > 2**53:
-            # Beyond I-JSON's exact range a JSON number means a double (JS prints the
-            # double 2^64 as 18446744073709552000): compare the doubles.
-            return float(a) == float(b)
-        return bool(a == b)
-    return type(a) is type(b) and bool(a == b)
-
-
 def _holder_matches(holder: Any, where: Mapping[str, Any]) -> bool:
     return isinstance(holder, Mapping) and all(
-        _same_scalar(holder.get(k, MISSING), v) for k, v in where.items()
+        same_scalar(holder.get(k, MISSING), v) for k, v in where.items()
     )
-
-
-def _same_value(a: Any, b: Any) -> bool:
-    """JSON equality as ``diff`` sees it (no rules): what may anchor an alignment."""
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, (Mapping, list)) or isinstance(b, (Mapping, list)):
-        return False
-    return _same_scalar(a, b)
 
 
 # Element pairs between the first and last difference; past this, arrays are compared
@@ -99,11 +77,11 @@ ALIGN_LIMIT = 10_000
 def _unlikeness(e: Any, a: Any) -> float:
     """0 for equal elements, 1 for unrelated ones; two objects in between, by the share
     of their members that differ (so a frame with one field changed is nearly alike)."""
-    if _same_value(e, a):
+    if same_json(e, a):
         return 0.0
     if isinstance(e, Mapping) and isinstance(a, Mapping):
         keys = set(e) | set(a)
-        differ = sum(not _same_value(e.get(k, MISSING), a.get(k, MISSING)) for k in keys)
+        differ = sum(not same_json(e.get(k, MISSING), a.get(k, MISSING)) for k in keys)
         return differ / len(keys)
     return 1.0
 
@@ -118,10 +96,10 @@ def _alignment(
     first and the last difference is searched."""
     n, m = len(exp), len(act)
     head = 0
-    while head < min(n, m) and _same_value(exp[head], act[head]):
+    while head < min(n, m) and same_json(exp[head], act[head]):
         head += 1
     tail = 0
-    while tail < min(n, m) - head and _same_value(exp[n - 1 - tail], act[m - 1 - tail]):
+    while tail < min(n, m) - head and same_json(exp[n - 1 - tail], act[m - 1 - tail]):
         tail += 1
     core_n, core_m = n - head - tail, m - head - tail
     if core_n * core_m > ALIGN_LIMIT:
@@ -200,7 +178,7 @@ def diff(
         if rule is not None and rule["kind"] == "ignore":
             return
         if rule is not None and rule["kind"] == "at-most":
-            if not (_is_number(act) and _is_number(exp) and 0 <= act <= exp):
+            if not (is_number(act) and is_number(exp) and 0 <= act <= exp):
                 out.append(Difference(here, exp, act))
             return
         if isinstance(exp, Mapping) and isinstance(act, Mapping):
@@ -217,7 +195,7 @@ def diff(
                 e = exp[i] if i < len(exp) else MISSING
                 a = act[i] if i < len(act) else MISSING
                 walk(e, a, [*path, str(i)], exp)
-        elif not _same_scalar(exp, act):
+        elif not same_scalar(exp, act):
             out.append(Difference(here, exp, act))
 
     walk(expected, actual, [], None)

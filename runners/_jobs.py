@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import _stream
-from ._gate import in_shard
 from ._inherited_signals import to_handle
 from ._outcomes import Outcome, unjudged
 from ._platforms import describe, stop_all
@@ -49,6 +48,7 @@ from ._textsafe import bound
 from ._vector_stream import EarlierIds, VectorSource
 from ._vectors import Case, VectorFile
 from .exceptions import Problem, VectorFileError
+from .gate.verdict import in_shard
 
 _FRAME = struct.Struct("<Q")
 _POLL_S = 0.005

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, overload
 
+from adapters._json import same_json
 from adapters.protocol import ErrorAsExpected, OutputAsExpected
 
 from ._compare import MISSING, Difference, diff, rules_for
@@ -258,9 +259,18 @@ def _actual(response: Mapping[str, Any]) -> Any:
 
 
 def judge_response(
-    case: Case, response: Mapping[str, Any], rules: Sequence[Mapping[str, Any]], variant: str | None
+    case: Case,
+    response: Mapping[str, Any],
+    rules: Sequence[Mapping[str, Any]],
+    variant: str | None,
+    align: bool = True,
+    pairs_first: bool = True,
 ) -> tuple[list[Difference], list[SchemaViolation]]:
-    """Differences and schema violations of one response (a crash is handled by the caller)."""
+    """Differences and schema violations of one response (a crash is handled by the caller):
+    the one judgement of an answer, ``run``'s, the pytest plugin's and ``generate``'s
+    (``runners.generate.known.answer_causes``). Arrays of different lengths are aligned
+    (``runners._compare.diff``; ``pairs_first``: which of two equally good alignments);
+    ``generate`` also reads them position by position (``align=False``)."""
     if case.expects_error or "error" in response:
         want = {"error": case.error} if case.expects_error else {"output": case.expected}
         got = _envelope(response)
@@ -276,38 +286,9 @@ def judge_response(
     differences = [
         Difference(d.pointer, d.expected, d.actual, variant)
         # Aligned: a dropped or extra element is one difference, not a shift of the rest.
-        for d in diff(case.expected, output, rules_for(rules, case.input), align=True)
+        for d in diff(case.expected, output, rules_for(rules, case.input), align, pairs_first)
     ]
     return differences, violations
-
-
-def same_json(expected: Any, actual: Any) -> bool:
-    """Equal as JSON values, type for type (booleans are not numbers; 1 and 1.0 are equal).
-
-    The fast path of judging: an output that is exactly the expected value has no
-    difference under any rule, and needs no output-schema check (the expected value
-    was checked against the schema when its file was loaded) and no I-JSON check
-    (its strings are the expected value's, which loading checked too).
-    """
-    kind = type(expected)
-    if kind is dict:
-        return (
-            type(actual) is dict
-            and len(actual) == len(expected)
-            and all(k in actual and same_json(v, actual[k]) for k, v in expected.items())
-        )
-    if kind is list:
-        return (
-            type(actual) is list
-            and len(actual) == len(expected)
-            and all(same_json(e, a) for e, a in zip(expected, actual, strict=True))
-        )
-    if kind is str or kind is bool or expected is None:
-        return type(actual) is kind and bool(actual == expected)
-    if kind is int or kind is float:
-        other = type(actual)
-        return (other is int or other is float) and bool(actual == expected)
-    return False
 
 
 def expected_error(code: str | None, error: Any) -> bool:
@@ -497,7 +478,12 @@ class Judgement:
             self.violations.extend(replace(x, variant=variant) for x in v)
 
     def _exact_pass(self, response: Mapping[str, Any]) -> bool:
-        """The output is exactly the expected one and no comparison rule could say otherwise."""
+        """The output is exactly the expected one and no comparison rule could say otherwise.
+
+        Such an output has no difference under any rule, and needs no output-schema check
+        (the expected value was checked against the schema when its file was loaded) and
+        no I-JSON check (its strings are the expected value's, which loading checked too).
+        """
         if self._exact_is_pass is None:
             self._exact_is_pass = not rules_for(self.rules, self.case.input)
         if not self._exact_is_pass:

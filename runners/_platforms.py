@@ -11,10 +11,9 @@ from typing import Any
 from adapters import registry
 from adapters.protocol import Adapter
 
+from ._options import DEFAULT_CASE_TIMEOUT
 from ._run import StartedPlatform, start_platform
 from .exceptions import UnknownPlatform
-
-DEFAULT_CASE_TIMEOUT = 10.0
 
 
 def parse_worker(spec: str) -> tuple[str, list[str]]:

@@ -21,12 +21,10 @@ from typing import Any, Protocol
 
 import pytest
 
+from ._options import BATCH_CASES
 from ._outcomes import Outcome
 from ._run import StartedPlatform, run_cases
 from ._vectors import Case, VectorFile
-
-BATCH_CASES = 500
-"""Most items run together by default (``--batch-cases``): bounded, so ``-x`` wastes little."""
 
 
 class BatchedItem(Protocol):

@@ -9,9 +9,11 @@ import shutil
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
+
+from adapters._json import encode_string, results_text
 
 from ._input_files import not_regular
 from ._schemas import pointer, results_validator
@@ -79,35 +81,6 @@ FORMAT = 2
 summary last, so a run writes each result as it is judged. Still one JSON document
 (``results.schema.json``); documents without ``format`` (written whole) read the same."""
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-
-json_string: Callable[[str], str] = json.encoder.encode_basestring
-"""A string as JSON (non-ASCII kept), without ``JSONEncoder.encode``'s Python layers."""
-
-
-def _not_json(value: object) -> object:
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-_C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
-_one_shot = (
-    _C_ENCODER(None, _not_json, json_string, None, ":", ",", False, False, True)
-    if _C_ENCODER is not None
-    else None
-)
-
-
-def compact_json(value: Any) -> str:
-    """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``, one C call.
-
-    ``JSONEncoder.encode`` makes a new C encoder on every call (what a results line
-    spends most of its time on); this one is made once. No circular-reference check:
-    results are trees.
-    """
-    if _one_shot is None:
-        return _ENCODER.encode(value)
-    return "".join(_one_shot(value, 0))
-
 
 class ResultsWriter:
     """A results document written while the run goes, then put in place at once.
@@ -145,7 +118,7 @@ class ResultsWriter:
                 self.failure = f"the results could not be written: {e.strerror or e}"
 
     def results(self, records: Iterable[Mapping[str, Any]]) -> None:
-        self.lines([compact_json(r) for r in records])
+        self.lines([results_text(r) for r in records])
 
     def lines(self, lines: list[str]) -> None:
         """Results already encoded, one JSON object each (compact, as ``results`` writes)."""
@@ -154,7 +127,7 @@ class ResultsWriter:
             self._separator = ",\n"
 
     def cases(self, records: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
-        self.case_lines([f"{json_string(key)}:{compact_json(r)}" for key, r in records])
+        self.case_lines([f"{encode_string(key)}:{results_text(r)}" for key, r in records])
 
     def case_lines(self, lines: list[str]) -> None:
         """Case records already encoded, each ``"key":{...}``."""
@@ -170,7 +143,7 @@ class ResultsWriter:
                 shutil.copyfileobj(self._cases, self._results, 1 << 20)
             except OSError as e:
                 self.failure = f"the results could not be written: {e.strerror or e}"
-        self._write(self._results, '\n},"summary":' + compact_json(summary) + "}\n")
+        self._write(self._results, '\n},"summary":' + results_text(summary) + "}\n")
         for stream in (self._results, self._cases):
             try:
                 stream.close()

@@ -22,6 +22,7 @@ from adapters.protocol import (
     Response,
     crash,
 )
+from adapters.worker import WorkerAdapter
 
 from ._outcomes import Item, Judgement, Outcome, Outcomes, expected_error, unjudged
 from ._schemas import input_problem
@@ -342,8 +343,6 @@ def run_marked_in_order(adapter: Adapter, name: str, batch: list[Request]) -> li
     that is the output its request expects is ``None`` (``WorkerAdapter.run_expected``),
     where other adapters' may be an ``OutputAsExpected``; an expected error acknowledged
     (the expect-error extension) is an ``ErrorAsExpected``."""
-    from adapters.worker import WorkerAdapter  # not at import: adapters.messages imports runners
-
     if not isinstance(adapter, WorkerAdapter):
         return run_batch_in_order(adapter, name, batch)  # type: ignore[return-value]
     try:
@@ -440,20 +439,6 @@ def iter_matrix(
     for platform in platforms:
         for vector_file in files:
             yield from run_cases(platform, vector_file, vector_file.cases)
-
-
-def not_run(
-    files: Sequence[VectorFile], platforms: Sequence[StartedPlatform], done: Iterable[Outcome]
-) -> list[Outcome]:
-    """An outcome ``not_run`` for every (case, platform) of the matrix missing from ``done``."""
-    seen = {(o.domain, o.case, o.platform) for o in done}
-    return [
-        unjudged(c, p.name, "not_run", "the run was interrupted")
-        for p in platforms
-        for vf in files
-        for c in vf.cases
-        if (c.domain, c.id, p.name) not in seen
-    ]
 
 
 def in_matrix_order(

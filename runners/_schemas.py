@@ -24,8 +24,9 @@ from typing import Any
 import jsonschema_rs
 from jsonschema import Draft202012Validator, ValidationError
 
+from adapters._resources import project_dir
+
 from ._pointer import format_pointer
-from ._resources import project_dir
 
 SCHEMAS_DIR = project_dir("schemas")
 

@@ -27,19 +27,21 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple, Protocol, TypeVar, cast
 
+from adapters._json import encode_string, results_text
 from adapters.protocol import ErrorAsExpected
 
 from ._clusters import ClusterTally, annotate_result
 from ._compare import MISSING
-from ._gate import in_shard
-from ._ledger import LedgerGate
+from ._keys import case_key
 from ._meta import VectorsDigest, digest_lines
 from ._outcomes import Item, Outcome, Outcomes, unjudged
-from ._report import Problems, Tally, case_key
-from ._results_file import ResultsWriter, compact_json, json_string
+from ._results_file import ResultsWriter
 from ._run import StartedPlatform, run_cases, start_platform
-from ._triage import triage
 from ._vectors import Case, VectorFile
+from .gate.ledger import LedgerGate
+from .gate.triage import triage
+from .gate.verdict import in_shard
+from .reports.text import Problems, Tally
 
 CHUNK_CASES = 2000
 """Cases a platform is given at once: large enough to batch well, small enough that the
@@ -391,8 +393,8 @@ def seen_file(vf: VectorFile, named: Callable[[str, str], bool]) -> SeenFile:
     return SeenFile(vf.domain, vf.version, len(vf.cases), lines, hashes, [c.id for c in vf.cases])
 
 
-_ENCODE = compact_json
-_STRING = json_string
+_ENCODE = results_text
+_STRING = encode_string
 
 
 def _head(case_id: str, domain: str, case_hash: str, heads: dict[str, str]) -> str:
@@ -484,10 +486,6 @@ def _not_run(cases: Sequence[Case], platform: str, done: Sequence[Outcome]) -> l
         finished.get(c.id) or unjudged(c, platform, "not_run", "the run was interrupted")
         for c in cases
     ]
-
-
-class Signalled(Exception):
-    """Raised by ``run`` when the run was interrupted; ``code`` is 128 + the signal."""
 
 
 class RunState:

@@ -17,9 +17,9 @@ from array import array
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ._gate import in_shard
 from ._vectors import VectorFile, find_vector_files, load_vector_file, load_vectors
 from .exceptions import HarnessError, Problem, VectorFileError
+from .gate.verdict import in_shard
 
 STREAM_FROM_BYTES = 16 * 2**20
 """Vector files larger than this in total are loaded one at a time, as the run reaches them."""

@@ -13,7 +13,7 @@ import math
 import operator
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,11 +22,13 @@ from typing import Any
 import orjson
 from jsonschema import ValidationError
 
+from adapters._json import canonical_chunks, canonical_text, compact_chunks, compact_text
+from adapters._resources import project_dir
+
 from ._clauses import DOCS_DIR, contract_path, domain_clause_ids
 from ._input_files import not_regular
 from ._pointer import escape
 from ._pointer import parse as parse_pointer
-from ._resources import project_dir
 from ._schema_paths import reachable
 from ._schemas import (
     DomainSchema,
@@ -39,7 +41,7 @@ from ._variants import VariantError, chunks_at
 from .exceptions import Problem, VectorFileError
 
 VECTORS_DIR = project_dir("vectors")
-CANDIDATES_DIR = "candidates"  # generated, unreviewed cases (runners/_candidates.py)
+CANDIDATES_DIR = "candidates"  # generated, unreviewed cases (runners/generate/candidates.py)
 _KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
@@ -52,10 +54,6 @@ def _typeless(value: Any) -> bool:
     if kind is list:
         return all(_typeless(v) for v in value)
     return False  # a number, a boolean, or not JSON at all
-
-
-# The same text as adapters.messages encodes a request with (compact, UTF-8, no NaN).
-_INPUT_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True, init=False)
@@ -145,7 +143,7 @@ class Case:
         (``adapters.messages.encode_request``) instead of encoding the input again.
         """
         try:
-            return _INPUT_ENCODER.encode(self.input)
+            return compact_text(self.input)
         except (TypeError, ValueError):
             return None
 
@@ -160,7 +158,7 @@ class Case:
         if self.expects_error:
             return None
         try:
-            return _INPUT_ENCODER.encode(self.expected)
+            return compact_text(self.expected)
         except (TypeError, ValueError):
             return None
 
@@ -171,44 +169,11 @@ class Case:
         )
 
 
-def _not_json(value: object) -> object:
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-def _c_chunks(sort_keys: bool, allow_nan: bool) -> Callable[[Any, int], Sequence[str]]:
-    """The chunks of ``json.dumps(value, ensure_ascii=False, separators=(",", ":"), ...)``
-    from one C encoder made once (``JSONEncoder.encode`` makes a new one per call, most
-    of the cost of encoding a small value), called as ``chunks(value, 0)``. No
-    circular-reference check: vectors are trees."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # no C accelerator: the ordinary encoder, in one chunk
-        fallback = json.JSONEncoder(
-            ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys, allow_nan=allow_nan
-        )
-        return lambda value, _level: (fallback.encode(value),)
-    chunks: Callable[[Any, int], Sequence[str]] = make(
-        None, _not_json, json.encoder.encode_basestring, None, ":", ",", sort_keys, False, allow_nan
-    )
-    return chunks
-
-
-def _c_encoder(sort_keys: bool, allow_nan: bool) -> Callable[[Any], str]:
-    """``json.dumps(value, ensure_ascii=False, separators=(",", ":"), ...)`` (``_c_chunks``)."""
-    chunks = _c_chunks(sort_keys, allow_nan)
-    return lambda value: "".join(chunks(value, 0))
-
-
-_input_chunks = _c_chunks(sort_keys=False, allow_nan=False)
-_canonical_chunks = _c_chunks(sort_keys=True, allow_nan=True)
-_encode_input = _c_encoder(sort_keys=False, allow_nan=False)  # = _INPUT_ENCODER.encode
-_encode_canonical = _c_encoder(sort_keys=True, allow_nan=True)
-
-
 def _content_hash(case_input: Any, expectation: Any, expects_error: bool) -> str:
     """sha256 of ``json.dumps({"input": ..., "expected" | "error": ...}, sort_keys=True,
     ensure_ascii=False, separators=(",", ":"))``, the keys' order written out."""
     key = '{"error":' if expects_error else '{"expected":'
-    canonical = f'{key}{_encode_canonical(expectation)},"input":{_encode_canonical(case_input)}}}'
+    canonical = f'{key}{canonical_text(expectation)},"input":{canonical_text(case_input)}}}'
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -1104,28 +1069,26 @@ def _python_texts(
     encoder; None when its input has no JSON text."""
     join = "".join
     try:
-        input_json = join(_input_chunks(case_input, 0))
+        input_json = join(compact_chunks(case_input, 0))
     except (TypeError, ValueError):
         return None
     if error is None:
         try:
-            expected_json = join(_input_chunks(expected, 0))
+            expected_json = join(compact_chunks(expected, 0))
         except (TypeError, ValueError):  # e.g. NaN: hashed all the same, never sent
             expected_json = None
         # No comma: no object of two members or more, so sorting keys changes nothing.
         canonical_expected = (
             expected_json
             if expected_json is not None and "," not in expected_json
-            else join(_canonical_chunks(expected, 0))
+            else join(canonical_chunks(expected, 0))
         )
         head = '{"expected":'
     else:
         expected_json = None
-        canonical_expected = join(_canonical_chunks(error, 0))
+        canonical_expected = join(canonical_chunks(error, 0))
         head = '{"error":'
-    canonical_input = (
-        input_json if "," not in input_json else join(_canonical_chunks(case_input, 0))
-    )
+    canonical_input = input_json if "," not in input_json else join(canonical_chunks(case_input, 0))
     # = json.dumps({"input": ..., "expected" | "error": ...}, sort_keys=True,
     # ensure_ascii=False, separators=(",", ":")), the keys' order written out.
     canonical = f'{head}{canonical_expected},"input":{canonical_input}}}'

@@ -20,7 +20,6 @@ process will run (``--batch-cases``, see runners/_pytest_batches.py).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import signal
 import sys
@@ -31,16 +30,17 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from . import _args, _expectations
-from ._gate import in_shard
+from . import _options as opt
 from ._outcomes import Outcome
-from ._platforms import DEFAULT_CASE_TIMEOUT, describe, factories, stop_all
-from ._pytest_batches import BATCH_CASES, Batcher
-from ._report import render_problem
+from ._platforms import describe, factories, stop_all
+from ._pytest_batches import Batcher
 from ._run import StartedPlatform, start_platform
 from ._schemas import extra_schema_dirs
 from ._vectors import CANDIDATES_DIR, Case, VectorFile, load_vector_file
 from .exceptions import VectorFileError
+from .gate import pytest_ledger
+from .gate.verdict import in_shard
+from .reports.text import render_problem
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
@@ -80,70 +80,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="folders or files whose *.json vector files this project runs (relative to the ini)",
     )
     group = parser.getgroup("hanzo-conformance", "cross-platform conformance vectors")
-    group.addoption(
-        "--platform",
-        action="append",
-        default=[],
-        dest="hc_platforms",
-        help="run only this platform (python, rust, js, or a --worker name); repeatable",
-    )
-    group.addoption(
-        "--domain",
-        action="append",
-        default=[],
-        dest="hc_domains",
-        help="collect only this domain's vectors; repeatable",
-    )
-    group.addoption(
-        "--vectors",
-        action="append",
-        default=[],
-        dest="hc_vectors",
-        metavar="PATH",
-        help="also collect this vector file or folder; repeatable",
-    )
-    group.addoption(
-        "--schemas",
-        action="append",
-        default=[],
-        dest="hc_schemas",
-        metavar="DIR",
-        help="look for <domain>.schema.json here before schemas/; repeatable",
-    )
-    group.addoption(
-        "--worker",
-        action="append",
-        default=[],
-        dest="hc_workers",
-        metavar="NAME=COMMAND",
-        help="add an out-of-process platform speaking docs/protocol.md",
-    )
-    group.addoption(
-        "--case-timeout",
-        default=DEFAULT_CASE_TIMEOUT,
-        dest="hc_case_timeout",
-        metavar="SECONDS",
-        help="per-case timeout, every platform but --in-process ones",
-    )
-    group.addoption(
-        "--batch-cases",
-        default=BATCH_CASES,
-        dest="hc_batch_cases",
-        metavar="N",
-        help=f"run at most N items of a vector file on a platform together (default {BATCH_CASES}; "
-        "1: each item alone, its time its own)",
-    )
-    _in_process_option(group)
-    _expectation_options(parser)
-
-
-def _expectation_options(parser: pytest.Parser) -> None:
-    group = parser.getgroup("hanzo-conformance")
-    _expectations.add_option(group)
-    group.addoption(
-        "--shard",
-        dest="hc_shard",
-        metavar="I/N",
+    opt.PLATFORM.add_to_pytest(group)
+    opt.DOMAIN.add_to_pytest(group, help="collect only this domain's vectors (repeatable)")
+    opt.VECTORS.add_to_pytest(group, help="also collect this vector file or folder (repeatable)")
+    opt.SCHEMAS.add_to_pytest(group)
+    opt.WORKER.add_to_pytest(group)
+    opt.CASE_TIMEOUT.add_to_pytest(group)
+    opt.BATCH_CASES_OPTION.add_to_pytest(group)
+    opt.IN_PROCESS.add_to_pytest(group)
+    opt.EXPECTATIONS.add_to_pytest(group)
+    opt.SHARD.add_to_pytest(
+        group,
         help="run only shard I of N of the vector cases (split as `hanzo-conformance run --shard`)",
     )
 
@@ -152,7 +99,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """``--shard I/N``: deselect the cases of other shards (harness tests always run)."""
     if not config.option.hc_shard:
         return
-    shard = _args.shard(config.option.hc_shard)
+    shard = config.option.hc_shard
+    if isinstance(shard, str):  # not checked in this process (an xdist worker's own parse)
+        shard = opt.SHARD.checked(shard)
     keep: list[pytest.Item] = []
     drop: list[pytest.Item] = []
     for item in items:
@@ -164,54 +113,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
-def _option_problem(config: pytest.Config) -> str | None:
-    """What is wrong with the plugin's options, checked as the CLI checks them."""
-    opt = config.option
-    try:
-        opt.hc_case_timeout = _args.positive_seconds(str(opt.hc_case_timeout))
-    except argparse.ArgumentTypeError as e:
-        return f"argument --case-timeout: {e}"
-    if opt.hc_shard:
-        try:
-            _args.shard(opt.hc_shard)
-        except argparse.ArgumentTypeError as e:
-            return f"argument --shard: {e}"
-    try:
-        opt.hc_batch_cases = _args.positive_int(str(opt.hc_batch_cases))
-    except argparse.ArgumentTypeError as e:
-        return f"argument --batch-cases: {e}"
-    seen = set()
-    for spec in opt.hc_workers:
-        try:
-            _args.worker_spec(spec)
-        except argparse.ArgumentTypeError as e:
-            return f"argument --worker: {e}"
-        name = spec.partition("=")[0]
-        if name in seen:
-            return f"argument --worker: the name {name!r} is given twice"
-        seen.add(name)
-    return None
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
     """Bad values exit 2 before anything runs, as in the CLI (README "Exit codes")."""
-    problem = _option_problem(config)
+    problem = opt.pytest_problem(config.option)
     if problem is None:
         return None
     sys.stderr.write(f"hanzo-conformance: {problem}\n")
     return 2
-
-
-def _in_process_option(group: pytest.OptionGroup) -> None:
-    group.addoption(
-        "--in-process",
-        action="store_true",
-        default=False,
-        dest="hc_in_process",
-        help="run python and rust inside the test process, for debugging (no timeout or crash "
-        "isolation; same as HANZO_CONFORMANCE_IN_PROCESS=1)",
-    )
 
 
 def _interrupt(signum: int, _frame: object) -> None:
@@ -239,7 +148,7 @@ def pytest_configure(config: pytest.Config) -> None:
     cleanup.enter_context(extra_schema_dirs([Path(d) for d in config.option.hc_schemas]))
     # --vectors paths are collected like paths given on the command line.
     config.args.extend(str(Path(p)) for p in config.option.hc_vectors)
-    _expectations.configure(config)
+    pytest_ledger.configure(config)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -321,7 +230,7 @@ def _is_vector_file(config: pytest.Config, file_path: Path) -> bool:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    ledger = _expectations.collect_file(file_path, parent)
+    ledger = pytest_ledger.collect_file(file_path, parent)
     if ledger is not None:
         return ledger
     if _is_vector_file(parent.config, file_path):
@@ -414,7 +323,7 @@ class CaseItem(pytest.Item):
         outcome, ran = self.config.stash[_BATCHER].outcome(self, self.config.stash[_POOL].get)
         if ran > 1:
             self.user_properties.append(("batch_cases", ran))  # its time is the batch's
-        expected = _expectations.judge(self.config, outcome, self.case)
+        expected = pytest_ledger.judge(self.config, outcome, self.case)
         if expected is not None:
             self.user_properties.append(("status", "xfail"))
             pytest.xfail(expected)  # a recorded divergence: reported xfail, never a pass
@@ -429,7 +338,7 @@ class CaseItem(pytest.Item):
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
     ) -> str | TerminalRepr:
-        if isinstance(excinfo.value, _expectations.LedgerProblem):
+        if isinstance(excinfo.value, pytest_ledger.LedgerProblem):
             return str(excinfo.value)
         if isinstance(excinfo.value, CaseFailed):
             return render_problem(

@@ -77,7 +77,7 @@ encode_input = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=
 class Encoded(dict[str, Any]):
     """An input (a JSON object) with its JSON text ``json``, exactly ``encode_input``'s.
 
-    ``runners._generate`` makes one for each decoded record (or takes the one a
+    ``runners.generate.search`` makes one for each decoded record (or takes the one a
     module's ``decode`` made, when it can write the text for less) and sends the text
     as is. To anything else it is the plain input; no one changes an input once made.
     """

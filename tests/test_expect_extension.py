@@ -23,8 +23,8 @@ import hanzo_conformance_rust
 import pytest
 
 from adapters import registry
-from adapters.messages import ACK, EXTENSIONS_LINE, encode_request, expect_line
-from adapters.protocol import KnownInputText, OutputAsExpected, Request, Response
+from adapters.messages import EXTENSIONS_LINE, encode_request, expect_line
+from adapters.protocol import ACK, KnownInputText, OutputAsExpected, Request, Response
 from adapters.python import PythonAdapter
 from adapters.worker import WorkerAdapter
 from runners._run import _own_request, run_cases, start_platform

@@ -18,8 +18,8 @@ from npm_examples import installed_example
 
 from adapters.js import find_node
 from runners._cli import main
-from runners._markdown import render_markdown
-from runners._report import render_table
+from runners.reports.markdown import render_markdown
+from runners.reports.text import render_table
 
 
 @pytest.fixture(scope="module")

@@ -35,15 +35,15 @@ import strategies
 from adapters import registry
 from adapters.protocol import Request, Response
 from adapters.python import PythonAdapter
-from runners._candidates import promote
 from runners._cli import main
 from runners._format import canonical
-from runners._generate import Finding, Search
-from runners._generate_cli import case_tmpdir
 from runners._run import StartedPlatform, start_platform
 from runners._schemas import domain_schema
 from runners._vectors import load_vector_file, load_vectors
 from runners.exceptions import HarnessError
+from runners.generate.candidates import promote
+from runners.generate.cli import case_tmpdir
+from runners.generate.search import Finding, Search
 
 # Every domain with a strategy module (strategies/<domain_snake>.py), so a new domain's
 # strategy is checked without a line here.
@@ -521,7 +521,7 @@ def test_a_failure_judged_late_is_reported_even_if_it_is_never_drawn_again(
 ) -> None:
     # Should the replay not happen (Hypothesis stopped first, say), the failure found
     # late is reported as found, unshrunk, rather than lost.
-    from runners._generate_backend import Steering
+    from runners.generate.backend import Steering
 
     monkeypatch.setattr(Steering, "replay", lambda self, choices: None)
     search = search_for("sse-frames", served_crlf())
@@ -539,7 +539,7 @@ def test_a_failure_judged_late_is_reported_even_if_it_is_never_drawn_again(
 
 
 def test_a_lane_drops_answers_to_an_abandoned_batch() -> None:
-    from runners._generate import _Lane
+    from runners.generate.search import _Lane
 
     lane = _Lane("echo", lambda requests: [{"id": r["id"], "output": r["input"]} for r in requests])
     try:
@@ -555,7 +555,7 @@ def test_a_lane_drops_answers_to_an_abandoned_batch() -> None:
 def test_chunks_waiting_on_a_lane_run_as_one_call_and_each_gets_its_answers() -> None:
     import threading
 
-    from runners._generate import _Lane
+    from runners.generate.search import _Lane
 
     release = threading.Event()
     calls: list[list[str]] = []
@@ -592,7 +592,7 @@ def test_chunks_waiting_on_a_lane_run_as_one_call_and_each_gets_its_answers() ->
 
 
 def test_a_boolean_is_not_the_number_one_nor_sorted_keys_a_difference() -> None:
-    from runners._generate import _Keys
+    from runners.generate.search import _Keys
 
     search = search_for("mcp-normalization", PythonAdapter())
     for ok in ({"output": {"valid": True, "name": "a"}}, {"output": {"valid": 2, "name": "a"}}):
@@ -614,7 +614,7 @@ def test_a_boolean_is_not_the_number_one_nor_sorted_keys_a_difference() -> None:
 
 
 def test_outputs_orjson_cannot_key_exactly_are_keyed_by_marshal_and_judged_alike() -> None:
-    from runners._generate import _exact, _Keys
+    from runners.generate.search import _exact, _Keys
 
     search = search_for("backoff-timing", PythonAdapter())
     nothing = {"output": {"delay": None}}
@@ -636,8 +636,8 @@ def test_outputs_orjson_cannot_key_exactly_are_keyed_by_marshal_and_judged_alike
 
 
 def test_a_finding_whose_input_no_vector_may_hold_is_refused_as_a_strategy_bug() -> None:
-    from runners._candidates import not_a_vector_input
-    from runners._generate import Finding
+    from runners.generate.candidates import not_a_vector_input
+    from runners.generate.search import Finding
 
     def finding(case_input: Any) -> Finding:
         reference = {"output": {}}
@@ -662,7 +662,8 @@ def test_a_finding_whose_input_no_vector_may_hold_is_refused_as_a_strategy_bug()
 
 def test_a_record_decoded_before_gives_the_same_input_without_decoding_again() -> None:
     # ... and with its JSON text made once, which the search then sends as is.
-    from runners._generate import _INPUT_ENCODER, EncodedInput, _remembering
+    from adapters._json import compact_text
+    from runners.generate.search import EncodedInput, _remembering
 
     decoded: list[bytes] = []
 
@@ -676,7 +677,7 @@ def test_a_record_decoded_before_gives_the_same_input_without_decoding_again() -
     first = decode_once(b"\x01\x02")
     assert decode_once(b"\x01\x02") is first
     assert type(first) is EncodedInput and first == {"record": "0102", "n": 1.5}
-    assert first.json == _INPUT_ENCODER.encode(first)
+    assert first.json == compact_text(first)
     assert decode_once(b"\x01\x03") == {"record": "0103", "n": 1.5}
     assert decoded == [b"\x01\x02", b"\x01\x03"]
     assert decode_once(b"list") == [1]
@@ -693,7 +694,7 @@ def test_rust_writes_compaction_outputs_as_the_reference_does() -> None:
     # exact comparison decides without sorting: rust's answers are the reference's.
     from adapters.messages import encode_request
     from adapters.rust import RustAdapter
-    from runners._generate import _Keys
+    from runners.generate.search import _Keys
 
     module = strategies.load("session-compaction")
     assert module is not None

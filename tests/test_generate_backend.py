@@ -1,4 +1,4 @@
-"""The search's Hypothesis backend (runners._generate_backend): new records, steering, fallback."""
+"""The search's Hypothesis backend (runners.generate.backend): new records, steering, fallback."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from hypothesis.internal.conjecture.providers import AVAILABLE_PROVIDERS
 
 import strategies
 from adapters.python import PythonAdapter
-from runners import _generate, _generate_backend
-from runners._generate import EncodedInput, Search, _drive, input_batches
 from runners._run import start_platform
+from runners.generate import backend as _generate_backend
+from runners.generate import search as _generate
+from runners.generate.search import EncodedInput, Search, _drive, input_batches
 
 SEED = 12347
 

@@ -25,11 +25,11 @@ from adapters import registry
 from adapters.protocol import Request, Response
 from adapters.python import PythonAdapter
 from runners._cli import main
-from runners._generate import Search
-from runners._generate_known import known_causes, ledgered_inputs
-from runners._ledger import load_ledger
 from runners._run import start_platform
 from runners._vectors import load_vector_file
+from runners.gate.ledger import load_ledger
+from runners.generate.known import known_causes, ledgered_inputs
+from runners.generate.search import Search
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 12347

@@ -16,9 +16,9 @@ from conftest import hello_case, vector_document
 
 from adapters.registry import register_platform, unregister_platform
 from runners._cli import main
-from runners._html import render_html
-from runners._markdown import render_markdown
-from runners._report import document
+from runners.reports.html import render_html
+from runners.reports.markdown import render_markdown
+from runners.reports.text import document
 
 SCREENSHOTS = Path(__file__).resolve().parent.parent / ".screenshots"
 

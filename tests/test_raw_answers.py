@@ -162,8 +162,8 @@ def test_served_rust_answers_as_text_and_declines_what_it_cannot_parse() -> None
 
 
 def test_served_python_reads_the_harness_spelling_and_declines_any_other() -> None:
+    from adapters.answers import encode
     from adapters.python import PythonAdapter
-    from adapters.serve import encode
 
     adapter = PythonAdapter()
     adapter.start()

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from runners._outcomes import judge, same_json
+from adapters._json import same_json
+from runners._outcomes import judge
 from runners._schemas import Checker, domain_schema, file_fast_valid, vector_file_validator
 from runners._vectors import VECTORS_DIR, Case
 

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from adapters.messages import EXTENSIONS_LINE, START_LINE, encode_request
-from adapters.protocol import Request
+from adapters.protocol import ACK_LINE, Request
 from adapters.python import PythonAdapter
-from adapters.serve import ACK, SLICE, serve
+from adapters.serve import SLICE, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKES = Path(__file__).resolve().parent / "fake_workers"
@@ -86,7 +86,7 @@ def test_a_read_goes_to_run_lines_in_slices_and_answers_as_line_by_line() -> Non
     expected = [reference.run_line(line[:-1]) for line in lines]
     lines[40] = lines[40].replace(b'"input":', b'"input": ')
     assert reference.run_line(lines[40][:-1]) is None
-    assert expected.count(ACK) > 10
+    assert expected.count(ACK_LINE) > 10
     adapter = CountingPython()
     answers = _served(adapter, START_LINE + EXTENSIONS_LINE + b"".join(lines))
     assert json.loads(answers[0])["ok"] is True

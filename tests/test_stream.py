@@ -218,8 +218,8 @@ def test_clusters_of_a_stream_keep_a_bounded_number_of_names() -> None:
 
 
 def test_a_case_line_is_the_json_of_its_record(write_vectors: Any) -> None:
-    from runners._report import case_records
     from runners._vectors import VECTORS_DIR, load_vector_file
+    from runners.reports.text import case_records
 
     unicode = hello_case(id="a", input={"chunks": ['é\u2028"\\', "x"]})
     files = [

@@ -21,6 +21,7 @@ from typing import Any, cast
 import pytest
 
 from adapters import registry
+from adapters._json import compact_text
 from adapters.messages import (
     EXTENSIONS_LINE,
     encode_request,
@@ -30,7 +31,7 @@ from adapters.messages import (
 )
 from adapters.protocol import Request, known_input_text
 from adapters.python import PythonAdapter, _is_expected
-from adapters.serve import output_text, tab_request, taken_extensions
+from adapters.serve import tab_request, taken_extensions
 from adapters.worker import WorkerAdapter
 from runners._run import _own_request, run_cases, start_platform
 from runners._vectors import Case, load_vector_file
@@ -144,7 +145,7 @@ class Text(str):
 
 # Outputs whose orjson text differs from json's or that json refuses, each with the text
 # that orjson writes for it (where it writes one): the quick comparison must never
-# acknowledge what json's text (``output_text``) would not.
+# acknowledge what json's text (``compact_text``) would not.
 ODD_OUTPUTS = [
     (math.nan, "null"),
     (math.inf, "null"),
@@ -166,7 +167,7 @@ ODD_OUTPUTS = [
 @pytest.mark.parametrize(("output", "text"), ODD_OUTPUTS)
 def test_the_quick_comparison_acknowledges_only_what_json_would(output: Any, text: str) -> None:
     try:
-        by_json = output_text(output).encode("utf-8") == text.encode("utf-8", "surrogatepass")
+        by_json = compact_text(output).encode("utf-8") == text.encode("utf-8", "surrogatepass")
     except (TypeError, ValueError):
         by_json = False
     assert _is_expected(output, b"=" + text.encode("utf-8", "surrogatepass")) is by_json

@@ -18,8 +18,9 @@ from types import ModuleType
 import pytest
 
 from adapters.messages import encode_request, expect_error_line, expect_line, tab_line
+from adapters.protocol import TAB_RUN
 from adapters.rust import RustAdapter
-from adapters.serve import TAB_RUN, taken_extensions
+from adapters.serve import taken_extensions
 from runners._run import _own_request
 from runners._vectors import Case, load_vector_file
 

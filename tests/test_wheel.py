@@ -116,14 +116,14 @@ def _vectors_elsewhere(installed: Path, outside: Path) -> None:
 
 
 def _the_domain_docs_are_bundled(installed: Path, outside: Path) -> None:
-    code = "from runners._resources import project_dir; print(project_dir('docs/domains'))"
+    code = "from adapters._resources import project_dir; print(project_dir('docs/domains'))"
     folder = Path(_run(installed / "python", "-c", code, cwd=outside).stdout.strip())
     assert ROOT not in folder.parents
     assert (folder / "sse-frames.md").is_file()
 
 
 def _a_hooks_case_runs_the_bundled_fixtures(installed: Path, outside: Path) -> None:
-    code = "from runners._resources import project_dir; print(project_dir('fixtures/hooks'))"
+    code = "from adapters._resources import project_dir; print(project_dir('fixtures/hooks'))"
     folder = Path(_run(installed / "python", "-c", code, cwd=outside).stdout.strip())
     assert ROOT not in folder.parents
     assert os.access(folder / "record", os.X_OK)

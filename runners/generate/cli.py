@@ -14,15 +14,16 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ._candidates import as_case, not_a_vector_input, write_candidate
-from ._generate import REFERENCE, Finding, Search, Stats
-from ._generate_known import Cause, known_causes, ledgered_inputs
-from ._ledger import Ledger, load_ledger
-from ._platforms import factories, start_all, stop_all
-from ._resources import project_dir
-from ._run import StartedPlatform
-from ._vectors import VectorFile, load_vector_file
-from .exceptions import HarnessError
+from adapters._resources import project_dir
+
+from .._platforms import factories, start_all, stop_all
+from .._run import StartedPlatform
+from .._vectors import VectorFile, load_vector_file
+from ..exceptions import HarnessError
+from ..gate.ledger import Ledger, load_ledger
+from .candidates import as_case, not_a_vector_input, write_candidate
+from .known import Cause, known_causes, ledgered_inputs
+from .search import REFERENCE, Finding, Search, Stats
 
 DOCS_DIR = project_dir("docs/domains")
 _CLAUSE_HEADING = re.compile(r"^#{2,4} \**([A-Z]+-[0-9]+[a-z]?)\b", re.MULTILINE)

@@ -238,7 +238,7 @@ def backend() -> str:
         if not _fallback_warned:
             _fallback_warned = True
             warnings.warn(
-                f"runners._generate_backend (read from Hypothesis {READ_FROM}): {why_not}; "
+                f"runners.generate.backend (read from Hypothesis {READ_FROM}): {why_not}; "
                 "searching on the plain hypothesis backend, which is slower",
                 RuntimeWarning,
                 stacklevel=2,

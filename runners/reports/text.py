@@ -11,9 +11,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import IO, Any
 
-from ._textsafe import bound, shown
+from .._clusters import ClusterTally, render_clusters
+from .._keys import case_key, violation_kind
+from .._textsafe import bound, shown
 
-# xfail: a divergence an expectations ledger records (runners/_ledger.py), never a pass.
+# xfail: a divergence an expectations ledger records (runners/gate/ledger.py), never a pass.
 # not_run: a case an interrupted run never finished (runners/_cli.py).
 STATUSES = ("pass", "fail", "error", "skip", "xfail", "not_run")
 
@@ -71,10 +73,6 @@ def document(
     if cases is not None:
         doc["cases"] = dict(cases)
     return doc
-
-
-def case_key(domain: str, case: str) -> str:
-    return f"{domain}::{case}"
 
 
 def case_records(files: Iterable[Any]) -> dict[str, dict[str, Any]]:
@@ -162,11 +160,6 @@ def _group_by_value(
         )
         groups.setdefault(key, (d, []))[1].append(d.get("variant"))
     return list(groups.values())
-
-
-def violation_kind(violation: Mapping[str, Any]) -> str:
-    """A ``schema_errors`` entry's kind: the output schema's, or I-JSON's (a lone surrogate)."""
-    return "not I-JSON" if violation.get("rule") == "i-json" else "output schema"
 
 
 def _group_schema_errors(
@@ -328,8 +321,6 @@ def _render_platform(name: str, info: Mapping[str, Any]) -> list[str]:
 def render_text(doc: Mapping[str, Any], max_problems: int = 50) -> str:
     summary = doc["summary"]
     cases = doc.get("cases", {})
-    from ._clusters import ClusterTally  # imports this module
-
     causes = ClusterTally(keep=3)
     problems = Problems(shared_messages(summary), max_problems)
     for r in doc["results"]:
@@ -346,8 +337,6 @@ def text_report(
     summary: Mapping[str, Any], causes: Sequence[Any], problems: Problems, max_problems: int
 ) -> tuple[list[str], list[str]]:
     """The text report around its failure blocks: (what comes before them, what after)."""
-    from ._clusters import render_clusters  # imports this module
-
     head = []
     by_cause = render_clusters(causes)
     if by_cause:

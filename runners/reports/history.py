@@ -6,7 +6,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._textsafe import bound
+from .._textsafe import bound
 
 Key = tuple[str, str, str]  # domain, case, platform
 

@@ -15,7 +15,6 @@ import contextlib
 import functools
 import gc
 import itertools
-import json
 import marshal
 import queue
 import sys
@@ -33,16 +32,17 @@ from hypothesis import strategies as st
 from hypothesis.reporting import with_reporter
 
 import strategies
+from adapters._json import canonical_text, compact_text
 from adapters.protocol import KnownInputText, Request
 from adapters.worker import WorkerAdapter
 from strategies import Property
 
-from ._compare import diff, rules_for
-from ._generate_backend import NAME as BACKEND
-from ._generate_backend import Steering, backend, current_example, rewind, steered
-from ._generate_known import Cause, answer_causes, input_key
-from ._run import StartedPlatform, run_batch_in_order
-from ._schemas import domain_schema
+from .._compare import diff, rules_for
+from .._run import StartedPlatform, run_batch_in_order
+from .._schemas import domain_schema
+from .backend import NAME as BACKEND
+from .backend import Steering, backend, current_example, rewind, steered
+from .known import Cause, answer_causes, input_key
 
 REFERENCE = "python"
 
@@ -127,34 +127,6 @@ class _Found(Exception):
     """Raised inside the Hypothesis test so that Hypothesis shrinks the example."""
 
 
-# The text encode_request would make of an input (adapters.messages): made once per
-# input here and spliced into every platform's request line (KnownInputText).
-_INPUT_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-
-
-def _not_json(value: Any) -> Any:
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-def _record_encoder() -> Callable[[Any], str]:
-    """``_INPUT_ENCODER.encode`` for decoded records, by one C encoder made once.
-
-    ``JSONEncoder.encode`` makes a new C encoder per call and keeps a table of the
-    containers it is in (a circular-reference check): a third of encoding a
-    compaction input. A decoded record is a tree, and every record drawn is new.
-    """
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # no C accelerator
-        return _INPUT_ENCODER.encode
-    encoder = make(
-        None, _not_json, json.encoder.encode_basestring, None, ":", ",", False, False, False
-    )
-    return lambda value: "".join(encoder(value, 0))
-
-
-_encode_record = _record_encoder()
-
-
 # A decoded input with its JSON text (made once per record, or by the module's decode).
 EncodedInput = strategies.Encoded
 
@@ -195,9 +167,6 @@ def _may_hold_a_boolean(key: bytes) -> bool:
     return b"true" in key or b"false" in key
 
 
-_sorted_json = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
-
-
 class _Keys:
     """The reference output's comparison keys for one input, made when first needed."""
 
@@ -219,7 +188,7 @@ class _Keys:
         Equal exact keys are the same values, types and key order: the usual case,
         decided without comparing the values. Otherwise ``==`` decides up to its
         conflations: it says 1 == True == 1.0; the JSON numbers 1 and 1.0 are the same
-        (see runners._compare), a boolean is not a number. When neither key can hold a
+        (``adapters._json.same_json``), a boolean is not a number. When neither key can hold a
         boolean (``_may_hold_a_boolean``: a string may spell true too, and then goes
         the slow way), ``==`` is right.
         """
@@ -233,7 +202,7 @@ class _Keys:
 
     def sorted(self) -> str:
         if self._sorted is None:
-            self._sorted = _sorted_json(self.output)
+            self._sorted = canonical_text(self.output)
         return self._sorted
 
 
@@ -474,7 +443,7 @@ def _remembering(decode: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
             if type(made) is dict:
                 # Not JSON (TypeError, ValueError): left plain, encode_request says why.
                 with contextlib.suppress(TypeError, ValueError):
-                    made = EncodedInput(made, _encode_record(made))
+                    made = EncodedInput(made, compact_text(made))
             memo[record] = made
             return made
 
@@ -491,7 +460,7 @@ def _settings(max_examples: int) -> settings:
         # No explain phase: it reruns the failure under a tracer, which is slow.
         phases=(Phase.generate, Phase.target, Phase.shrink),
         print_blob=False,
-        # Each example's bytes drawn afresh in one call (see runners._generate_backend).
+        # Each example's bytes drawn afresh in one call (see runners.generate.backend).
         backend=backend(),
     )
 
@@ -560,7 +529,7 @@ class Search:
         self.reference = reference
         self.others = list(others)
         self.rules = list(rules)
-        # Per platform, the divergences its ledger records (runners._generate_known).
+        # Per platform, the divergences its ledger records (runners.generate.known).
         self.known = dict(known or {})
         # Per platform, the inputs of the corpus cases its ledger names (input key -> id).
         self.known_inputs = dict(known_inputs or {})
@@ -590,7 +559,7 @@ class Search:
 
         Ids are numbered through the search, so chunks a lane runs together
         (``_Lane``) never share one."""
-        encode = _INPUT_ENCODER.encode
+        encode = compact_text
         domain = self.domain
         requests: list[Request] = []
         first = self._next_id
@@ -693,7 +662,7 @@ class Search:
         want, got = expected.get("output"), actual.get("output")
         if keys.same(got):
             return None  # the same JSON: schema validity is then the reference's
-        if _sorted_json(got) == keys.sorted():
+        if canonical_text(got) == keys.sorted():
             return None  # the same JSON (keys in another order, booleans where they were)
         differences = diff(want, got, rules_for(self.rules, case_input))
         if not differences:
@@ -789,12 +758,12 @@ class Search:
         if ledgered and input_key(case_input) in ledgered:
             self.stats.known_cases += 1
             return None
-        causes = answer_causes(case_input, expected, actual, self.rules, self.output_schema)
+        causes = answer_causes(self.domain, case_input, expected, actual, self.rules)
         new = causes - known
         if new and known:  # a recorded missing or extra element may shift the rest
             for pairs_first in (True, False):
                 aligned = answer_causes(
-                    case_input, expected, actual, self.rules, self.output_schema, True, pairs_first
+                    self.domain, case_input, expected, actual, self.rules, True, pairs_first
                 )
                 if aligned and not aligned - known:
                     new = set()
@@ -894,7 +863,7 @@ class Search:
 
         def settle(inputs: list[Any], best: float, best_at: int, target: bool = True) -> None:
             # Climbed by Hypothesis on its own backend; on the search's (which skips the
-            # target phase) the same score steers the draws (runners._generate_backend).
+            # target phase) the same score steers the draws (runners.generate.backend).
             if target:
                 hypothesis.target(best, label="rarely touched clauses")
             if isinstance(inputs, _Sent) and inputs.records and best > 0:

@@ -11,16 +11,15 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ._clusters import clusters
-from ._report import (
+from .._clusters import clusters
+from .._keys import case_key, violation_kind
+from .._textsafe import bound, shown
+from .text import (
     STATUSES,
     _chunkings,
     _group_by_value,
-    case_key,
     skipped_whole,
-    violation_kind,
 )
-from ._textsafe import bound, shown
 
 MAX_DIVERGENCES_SHOWN = 200
 _ICON = {"pass": "✅", "fail": "❌", "error": "💥", "xfail": "🟡", "skip": "⏭️", "not_run": "⏸️"}

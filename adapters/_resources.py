@@ -2,7 +2,7 @@
 ``fixtures/hooks/``.
 
 In the repository they stay in their top-level folders. The wheel maps each into
-this package as ``runners/_data/<name>`` (package data, pyproject.toml), found
+this package as ``adapters/_data/<name>`` (package data, pyproject.toml), found
 with importlib.resources; a checkout (an editable install, the tests) has no
 ``_data`` and reads the top-level folders themselves.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 
-# Top-level folder -> its name under runners/_data in the wheel.
+# Top-level folder -> its name under adapters/_data in the wheel.
 BUNDLED = {
     "schemas": "schemas",
     "vectors": "vectors",
@@ -29,7 +29,7 @@ HOOK_FIXTURES_ENV = "HANZO_HOOK_FIXTURES"
 
 def project_dir(name: str) -> Path:
     """The folder ``name`` (a key of BUNDLED): bundled in the wheel, else in the checkout."""
-    bundled = resources.files(__package__ or "runners") / "_data" / BUNDLED[name]
+    bundled = resources.files(__package__ or "adapters") / "_data" / BUNDLED[name]
     if bundled.is_dir():
         # A wheel installs as plain files, so the Traversable is a real directory.
         return Path(str(bundled))

@@ -27,12 +27,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._clusters import crash_kind, result_keys
-from ._compare import Difference, diff, rules_for
-from ._ledger import Ledger
-from ._report import case_key
-from ._schemas import pointer
-from ._vectors import VectorFile
+from .._clusters import crash_kind, result_keys
+from .._keys import case_key
+from .._outcomes import judge_response
+from .._vectors import Case, VectorFile
+from ..gate.ledger import Ledger
 
 Cause = tuple[str, str]  # (pointer pattern, kind): a cluster key
 
@@ -69,37 +68,34 @@ def ledgered_inputs(
     return inputs
 
 
-def _code(answer: Mapping[str, Any]) -> Any:
-    return answer["error"].get("code")
+GENERATED = {"kind": "generated", "ref": "hanzo-conformance generate"}
 
 
 def answer_causes(
+    domain: str,
     case_input: Any,
     expected: Mapping[str, Any],
     actual: Mapping[str, Any],
     rules: Sequence[Mapping[str, Any]],
-    output_schema: Any,
     align: bool = False,
     pairs_first: bool = True,
 ) -> set[Cause]:
     """The cluster keys of ``actual``'s divergences from the reference's ``expected``,
-    as the results of a run would have them (``runners._outcomes.judge_response``);
-    with ``align``, arrays of different lengths aligned first (``runners._compare.diff``)."""
+    judged as ``run`` judges an answer (``runners._outcomes.judge_response``, against a
+    case expecting the reference's answer) and keyed as a run's results are
+    (``runners._clusters.result_keys``); ``align``: arrays of different lengths aligned
+    first, as ``run`` always does (``runners._compare.diff``)."""
     if "crash" in actual:
         body = actual["crash"]
         return {("", crash_kind(str(body.get("message", "")), str(body.get("detail", ""))))}
-    result: dict[str, Any] = {"status": "fail"}
-    if "error" in expected or "error" in actual:
-        want = {"error": _code(expected)} if "error" in expected else {"output": expected["output"]}
-        got = {"error": _code(actual)} if "error" in actual else {"output": actual.get("output")}
-        if want != got:
-            result["diff"] = [Difference("", want, got).to_json()]
-        return result_keys(result)
-    output = actual.get("output")
-    found = diff(expected.get("output"), output, rules_for(rules, case_input), align, pairs_first)
-    result["diff"] = [d.to_json() for d in found]
-    if output_schema is not None:
-        result["schema_errors"] = [
-            {"pointer": pointer(e.absolute_path)} for e in output_schema.iter_errors(output)
-        ]
+    error = expected["error"].get("code") if "error" in expected else None
+    case = Case(
+        domain, "generated", "", (), GENERATED, (), case_input, expected.get("output"), error
+    )
+    differences, violations = judge_response(case, actual, rules, None, align, pairs_first)
+    result = {
+        "status": "fail",
+        "diff": [d.to_json() for d in differences],
+        "schema_errors": [v.to_json() for v in violations],
+    }
     return result_keys(result)

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from ._ledger import GateProblem, Ledger, LedgerFileError, apply_ledgers, load_ledger
-from ._outcomes import Outcome
-from ._report import case_key
-from ._vectors import Case
+from .._keys import case_key
+from .._outcomes import Outcome
+from .._vectors import Case
+from .ledger import GateProblem, Ledger, LedgerFileError, apply_ledgers, load_ledger
 
 _LEDGERS = pytest.StashKey[dict[Path, Ledger]]()
 ENTRY_PROBLEMS = ("expired", "unknown-case", "changed-hash", "unknown-platform")
@@ -27,17 +27,6 @@ ENTRY_PROBLEMS = ("expired", "unknown-case", "changed-hash", "unknown-platform")
 
 class LedgerProblem(Exception):
     """The ledger's messages for one item (stale, changed, or entry problems)."""
-
-
-def add_option(group: Any) -> None:
-    group.addoption(
-        "--expectations",
-        action="append",
-        default=[],
-        dest="hc_expectations",
-        metavar="PATH",
-        help="a platform's expectations ledger: recorded divergences are xfail; repeatable",
-    )
 
 
 def configure(config: pytest.Config) -> None:

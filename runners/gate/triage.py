@@ -4,22 +4,20 @@ If every non-reference platform produced the same output for a case and that
 output differs from the reference's (or from the vector's expectation while the
 reference agrees with the vector), three independent implementations are less
 likely to share a bug than the vector or the reference is to have one. The report
-then names the vector or the reference as the suspect, not the platforms.
+then names the vector or the reference as the suspect, not the platforms. Outputs
+are the same as the judge says they are (``adapters._json.same_json``).
 """
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from adapters._json import same_json
+
 REFERENCE = "python"
 _RAN = ("pass", "fail", "xfail")  # a crash or skip says nothing about the right output
-
-
-def _same(a: Any, b: Any) -> bool:
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
 def triage(
@@ -38,7 +36,7 @@ def triage(
         if any("actual" not in r for r in others):
             continue
         first = others[0]["actual"]
-        if not all(_same(r["actual"], first) for r in others[1:]):
+        if not all(same_json(r["actual"], first) for r in others[1:]):
             continue
         names = ", ".join(sorted(r["platform"] for r in others))
         others_pass = all(r["status"] == "pass" for r in others)
@@ -53,7 +51,7 @@ def triage(
                 }
             )
         elif not others_pass and ref["status"] in _RAN and "actual" in ref:
-            agrees = _same(ref["actual"], first)
+            agrees = same_json(ref["actual"], first)
             suspect = "vector" if agrees else "vector or reference"
             who = f"{names} and the reference ({reference})" if agrees else names
             suspects.append(
@@ -66,7 +64,3 @@ def triage(
                 }
             )
     return suspects
-
-
-def annotate(doc: dict[str, Any]) -> None:
-    doc["summary"]["triage"] = triage(doc["results"])

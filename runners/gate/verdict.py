@@ -16,39 +16,16 @@ Exit codes (README "Exit codes"; ``hanzo-conformance run`` and ``pytest`` agree)
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Mapping
 from typing import Any
 
-from . import _clusters, _triage
-from ._ledger import Ledger, apply_ledgers
-from ._report import case_key, summarize
-from ._vectors import VectorFile
+from .._keys import case_key
 
 EXIT_OK = 0
 EXIT_DIVERGED = 1
 EXIT_USAGE = 2
 EXIT_SIGINT = 130
 EXIT_SIGTERM = 143
-
-
-def known_cases(files: Sequence[VectorFile]) -> dict[str, str]:
-    """``domain::case`` -> content hash, of every case that exists."""
-    return {case_key(vf.domain, c.id): c.content_hash() for vf in files for c in vf.cases}
-
-
-def finish(doc: dict[str, Any], ledgers: Sequence[Ledger], all_files: Sequence[VectorFile]) -> None:
-    """Apply the ledgers, recount, then group divergences and triage them (in place)."""
-    if ledgers:
-        problems = apply_ledgers(doc, ledgers, known_cases(all_files))
-        recount = summarize(doc["results"], doc["summary"]["platforms"])
-        doc["summary"].update(recount)
-        doc["summary"]["expectations"] = {
-            "ledgers": [str(ledger.path) for ledger in ledgers],
-            "problems": [p.to_json() for p in problems],
-        }
-    _clusters.annotate(doc)
-    _triage.annotate(doc)
 
 
 def exit_code(doc: Mapping[str, Any]) -> int:
@@ -67,10 +44,3 @@ def in_shard(domain: str, case: str, shard: tuple[int, int]) -> bool:
     index, count = shard
     digest = hashlib.sha256(case_key(domain, case).encode()).digest()
     return int.from_bytes(digest[:8], "big") % count == index - 1
-
-
-def shard_files(files: Sequence[VectorFile], shard: tuple[int, int]) -> list[VectorFile]:
-    return [
-        replace(vf, cases=tuple(c for c in vf.cases if in_shard(vf.domain, c.id, shard)))
-        for vf in files
-    ]

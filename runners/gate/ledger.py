@@ -36,12 +36,12 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from ._clusters import divergences, result_crash_kind, unledgered_status
-from ._input_files import not_regular
-from ._report import case_key
-from ._schemas import SCHEMAS_DIR, pointer
-from ._textsafe import bound
-from .exceptions import HarnessError
+from .._clusters import divergences, result_crash_kind, unledgered_status
+from .._input_files import not_regular
+from .._keys import case_key
+from .._schemas import SCHEMAS_DIR, pointer
+from .._textsafe import bound
+from ..exceptions import HarnessError
 
 UNREVIEWED = "unreviewed: written by `hanzo-conformance expectations --update`"
 # Crash kinds (runners/_clusters.py) that the platform as a whole gives its cases.
