@@ -469,9 +469,10 @@ def add_generate_parsers(sub: Any) -> None:
     p.add_argument(
         "--vectors-dir",
         type=Path,
-        default=VECTORS_DIR,
+        default=None,
         metavar="DIR",
-        help="the vectors folder whose candidates/ receives findings",
+        help="the vectors folder whose candidates/ receives findings (default the project's "
+        "vectors/; with --worker, a folder outside the checkout in the system's temp dir)",
     )
     p.set_defaults(func=cmd_generate)
 

@@ -115,10 +115,11 @@ def as_case(finding: Finding, seed: int, clauses: set[str]) -> dict[str, Any] | 
 
 
 def write_candidate(
-    case: dict[str, Any], domain: str, vectors_dir: Path = VECTORS_DIR
+    case: dict[str, Any], domain: str, vectors_dir: Path = VECTORS_DIR, folder: Path | None = None
 ) -> Path | None:
-    """Add ``case`` to the domain's candidates file; None if an equal case already exists."""
-    folder = candidates_dir(vectors_dir)
+    """Add ``case`` to the domain's candidates file (in ``folder``, by default
+    ``vectors_dir``'s candidates/); None if an equal case already exists."""
+    folder = candidates_dir(vectors_dir) if folder is None else folder
     path = folder / f"{domain}.json"
     existing = [vectors_dir / f"{domain}.json", path]
     for source in existing:

@@ -18,10 +18,10 @@ from adapters._resources import project_dir
 
 from .._platforms import factories, start_all, stop_all
 from .._run import StartedPlatform
-from .._vectors import VectorFile, load_vector_file
+from .._vectors import VECTORS_DIR, VectorFile, load_vector_file
 from ..exceptions import HarnessError
 from ..gate.ledger import Ledger, load_ledger
-from .candidates import as_case, not_a_vector_input, write_candidate
+from .candidates import as_case, candidates_dir, not_a_vector_input, write_candidate
 from .known import Cause, known_causes, ledgered_inputs
 from .search import REFERENCE, Finding, Search, Stats
 
@@ -38,6 +38,22 @@ def contract_clauses(domain: str) -> list[str]:
     text = path.read_text(encoding="utf-8")
     found = _CLAUSE_HEADING.findall(text) + _CLAUSE_BULLET.findall(text)
     return list(dict.fromkeys(found))
+
+
+FOREIGN_CANDIDATES = Path(tempfile.gettempdir()) / "hanzo-conformance" / "candidates"
+"""Where findings on --worker platforms go unless --vectors-dir says otherwise: a
+foreign package's disagreements are its maintainers' to review, not this checkout's."""
+
+
+def corpus_dir(args: argparse.Namespace) -> Path:
+    """The vectors folder a search dedups against and reports coverage of."""
+    return args.vectors_dir if args.vectors_dir is not None else VECTORS_DIR
+
+
+def candidates_folder(args: argparse.Namespace) -> Path:
+    if args.vectors_dir is not None:
+        return candidates_dir(args.vectors_dir)
+    return FOREIGN_CANDIDATES if args.worker else candidates_dir(VECTORS_DIR)
 
 
 def _corpus(domain: str, vectors_dir: Path) -> VectorFile | None:
@@ -78,7 +94,7 @@ def run_domain(
     known: dict[str, frozenset[Cause]] | None = None,
     ledgers: Sequence[Ledger] = (),
 ) -> tuple[list[Finding], Search]:
-    corpus = _corpus(domain, args.vectors_dir)
+    corpus = _corpus(domain, corpus_dir(args))
     rules = corpus.comparison if corpus else ()
     search = Search(domain, reference, others, rules, known, ledgered_inputs(ledgers, corpus))
     findings = []
@@ -219,7 +235,7 @@ def _generate(args: argparse.Namespace) -> int:
                 if case is None:
                     print("    (no candidate: the reference has no answer to expect)")
                     continue
-                written = write_candidate(case, domain, args.vectors_dir)
+                written = write_candidate(case, domain, corpus_dir(args), candidates_folder(args))
                 print(
                     f"    candidate {case['id']} written to {written}"
                     if written
@@ -228,7 +244,7 @@ def _generate(args: argparse.Namespace) -> int:
             if not findings:
                 print("  no disagreement, every property held")
             if args.report:
-                print("\n".join(coverage_lines(domain, _corpus(domain, args.vectors_dir), stats)))
+                print("\n".join(coverage_lines(domain, _corpus(domain, corpus_dir(args)), stats)))
             total_findings += len(findings)
         return 1 if total_findings else 0
     finally:

@@ -814,7 +814,10 @@ class Search:
             offer()  # the batch before this one's (judged at once)
             if first_failure:
                 failure = judge_new(inputs)
-            elif isinstance(inputs, _Sent) and deferring:
+            elif isinstance(inputs, _Sent) and deferring and example > 1:
+                # Not the first: Hypothesis draws it with its own provider (the simplest
+                # choices) and records it, so a replay that failed where it had passed
+                # would be a FlakyFailure; the search backend's draws are not recorded.
                 failure = judge_late(inputs, example)
             else:
                 failure, _, best, best_at = judge(inputs)
