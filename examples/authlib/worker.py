@@ -51,7 +51,12 @@ from importlib import metadata
 from typing import Any
 
 try:
-    import httpx
+    # The transport must come from the HTTP library Authlib's client uses: httpx2 where
+    # it is installed (openai and anthropic pull it in), else httpx (authlib's _compat).
+    try:
+        import httpx2 as httpx
+    except ImportError:
+        import httpx
     from authlib.integrations.httpx_client import OAuth2Client as HttpxOAuth2Client
     from authlib.integrations.httpx_client import OAuthError
     from authlib.oauth2.client import OAuth2Client
