@@ -46,7 +46,7 @@ SUPPORTED_PROTOCOL_VERSIONS = ("2025-06-18", "2025-03-26", "2024-11-05")
 CLIENT_INFO = {"name": "hanzo-mcp-stdio", "version": "1.0.0"}
 INHERITED_ENV_VARS = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
 MAX_SAFE = 2**53 - 1
-MAX_DEPTH = 128
+MAX_DEPTH = 100
 _BOM = b"\xef\xbb\xbf"
 _WHITESPACE = b" \t\r\n"
 

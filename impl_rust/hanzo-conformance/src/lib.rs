@@ -11,6 +11,7 @@ mod backoff_timing;
 mod config_merge;
 mod hooks;
 mod mcp_normalization;
+mod mcp_stdio;
 mod oauth_pkce;
 mod permission_policy;
 mod sandbox_paths;
@@ -77,6 +78,7 @@ const DOMAINS: &[(&str, Layer)] = &[
     ("sandbox-paths", Layer::Value(sandbox_paths::run)),
     ("hooks", Layer::Value(hooks::run)),
     ("tool-call-pipeline", Layer::Value(tool_call_pipeline::run)),
+    ("mcp-stdio", Layer::Value(mcp_stdio::run)),
 ];
 
 /// The domains this platform implements.
