@@ -11,6 +11,7 @@ import { run as backoffTiming } from "./backoff-timing.js";
 import { run as sandboxPaths } from "./sandbox-paths.js";
 import { run as hooks } from "./hooks.js";
 import { run as toolCallPipeline } from "./tool-call-pipeline.js";
+import { run as mcpStdio } from "./mcp-stdio.js";
 
 /** @type {Record<string, (input: any) => any>} */
 export const DOMAINS = {
@@ -24,4 +25,5 @@ export const DOMAINS = {
   "sandbox-paths": sandboxPaths,
   hooks,
   "tool-call-pipeline": toolCallPipeline,
+  "mcp-stdio": mcpStdio,
 };

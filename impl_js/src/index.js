@@ -10,3 +10,4 @@ export * from "./backoff.js";
 export * from "./sandbox.js";
 export * from "./hooks.js";
 export * from "./pipeline.js";
+export * from "./mcp-stdio.js";
