@@ -20,14 +20,20 @@ from runners._cli import main
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "hanzoai-mcp-stdio"
 
 
+def _runs(python: str) -> bool:
+    # A pyenv shim is on PATH even when its version is not selected: it must run.
+    return subprocess.run([python, "-c", "pass"], capture_output=True).returncode == 0
+
+
 def _python312() -> str:
     found = shutil.which("python3.12")
-    if found:
+    if found and _runs(found):
         return found
     root = Path(os.environ.get("PYENV_ROOT", "/root/.pyenv")) / "versions"
     for candidate in sorted(root.glob("3.12.*/bin/python"), reverse=True):
-        return str(candidate)
-    pytest.fail("hanzoai 8.5.914 needs Python 3.12: no python3.12 on PATH nor under pyenv")
+        if _runs(str(candidate)):
+            return str(candidate)
+    pytest.fail("hanzoai 8.5.914 needs Python 3.12: none runs from PATH nor pyenv's versions")
 
 
 @pytest.fixture(scope="module")
