@@ -16,6 +16,7 @@ import { run as lspPositions } from "./lsp-positions.js";
 import { run as tokenEstimation } from "./token-estimation.js";
 import { run as streamAssembly } from "./stream-assembly.js";
 import { run as httpRetry } from "./http-retry.js";
+import { run as mcpStdio } from "./mcp-stdio.js";
 
 /** @type {Record<string, (input: any) => any>} */
 export const DOMAINS = {
@@ -34,4 +35,5 @@ export const DOMAINS = {
   "token-estimation": tokenEstimation,
   "stream-assembly": streamAssembly,
   "http-retry": httpRetry,
+  "mcp-stdio": mcpStdio,
 };

@@ -15,3 +15,4 @@ export * from "./lsp-positions.js";
 export * from "./tokens.js";
 export * from "./stream-assembly.js";
 export * from "./retry.js";
+export * from "./mcp-stdio.js";

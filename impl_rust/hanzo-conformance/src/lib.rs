@@ -13,6 +13,7 @@ mod hooks;
 mod http_retry;
 mod lsp_positions;
 mod mcp_normalization;
+mod mcp_stdio;
 mod oauth_authorize;
 mod oauth_pkce;
 mod permission_policy;
@@ -87,6 +88,7 @@ const DOMAINS: &[(&str, Layer)] = &[
     ("token-estimation", Layer::Value(token_estimation::run)),
     ("stream-assembly", Layer::Value(stream_assembly::run)),
     ("http-retry", Layer::Value(http_retry::run)),
+    ("mcp-stdio", Layer::Value(mcp_stdio::run)),
 ];
 
 /// The domains this platform implements.
