@@ -179,6 +179,18 @@ function valueStart(text, at, end) {
   return text.charCodeAt(at + 1) === SPACE ? at + 2 : at + 1;
 }
 
+/**
+ * `data`, then `more` (or, if `values` is not null, each of them), joined with LF (SSE-7b).
+ * @param {string | null} data the values joined so far
+ * @param {string} more the first value after `data` in this call of #lines
+ * @param {string[] | null} values `more` and every value after it, once there are two
+ * @returns {string}
+ */
+function joinValues(data, more, values) {
+  const joined = values === null ? more : values.join("\n");
+  return data === null ? joined : data + "\n" + joined;
+}
+
 /** Accumulates byte chunks and returns complete SSE frames. */
 export class SseFrameBuffer {
   #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
@@ -437,6 +449,10 @@ export class SseFrameBuffer {
     let data = this.#data;
     let id = this.#id;
     let retry = this.#retry;
+    /** @type {string | null} */
+    let more = null;
+    /** @type {string[] | null} */
+    let values = null;
     for (;;) {
       // The line is text[start..end); the next one starts at `next` (SSE-3).
       let end;
@@ -458,6 +474,11 @@ export class SseFrameBuffer {
       if (start === end) {
         // An empty line dispatches (SSE-8).
         if (data !== null || event !== null || id !== null || retry !== null) {
+          if (more !== null) {
+            data = joinValues(data, more, values);
+            more = null;
+            values = null;
+          }
           frames.push({ event: event || null, data: data ?? "", id, retry });
           event = null;
           data = null;
@@ -465,12 +486,18 @@ export class SseFrameBuffer {
           retry = null;
         }
       } else if (first === 100) {
-        // "data" (SSE-7b). Ropes make appending cheap; a block may have thousands of data lines.
+        // "data" (SSE-7b); a block may have thousands of data lines.
         if (text.charCodeAt(start + 1) === 97 && text.charCodeAt(start + 2) === 116 && text.charCodeAt(start + 3) === 97) {
           const at = valueStart(text, start + 4, end);
           if (at >= 0) {
             const value = text.slice(at, end);
-            data = data === null ? value : data + "\n" + value;
+            // A block's data values after the first are gathered and joined
+            // once per call of this loop: a rope grown by two concatenations
+            // per line made a block of thousands of lines spanning chunks a
+            // tree of cons strings that the GC copied again and again.
+            if (data === null) data = value;
+            else if (more === null) more = value;
+            else (values ??= [more]).push(value);
           }
         }
       } else if (first === 101) {
@@ -522,7 +549,7 @@ export class SseFrameBuffer {
       }
     }
     this.#event = event;
-    this.#data = data;
+    this.#data = more === null ? data : joinValues(data, more, values);
     this.#id = id;
     this.#retry = retry;
     return start;
