@@ -550,7 +550,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    twice = opt.twice_named_worker(getattr(args, "worker", []))
+    twice = opt.repeated_names(args)
     if twice is not None:
         parser.error(twice)
     # A lone surrogate in a message must not turn a finished run into an encoding error.

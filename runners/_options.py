@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import shlex
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -99,16 +100,39 @@ def shard(text: str) -> tuple[int, int]:
     return i, n
 
 
-def twice_named_worker(specs: Iterable[str]) -> str | None:
-    """The problem with ``--worker`` specs that name one worker twice (the second would
-    replace the first), or None."""
-    seen: set[str] = set()
-    for spec in specs:
-        name = spec.partition("=")[0]
-        if name in seen:
-            return f"argument --worker: the name {name!r} is given twice"
-        seen.add(name)
+def existing_folder(text: str) -> Path:
+    """A folder that exists (``--schemas``): a typo must not silently look nowhere."""
+    path = Path(text)
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"no such folder: {text!r}")
+    return path
+
+
+def domain_name(text: str) -> str:
+    """A kebab-case domain name (``--domain``): it names files and modules, never a path."""
+    if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", text):
+        raise argparse.ArgumentTypeError(f"not a domain name (kebab-case): {text!r}")
+    return text
+
+
+def twice_given(values: Iterable[tuple[str, Iterable[str]]]) -> str | None:
+    """The problem with repeated options that give one name twice (two ``--worker`` specs
+    for one name: the second would replace the first; a ``--platform`` or ``--domain``
+    twice: every case would run twice), or None."""
+    for flag, given in values:
+        seen: set[str] = set()
+        for value in given:
+            name = value.partition("=")[0] if flag == WORKER.flag else value
+            if name in seen:
+                return f"argument {flag}: {name!r} is given twice"
+            seen.add(name)
     return None
+
+
+def repeated_names(args: Any, dest: Callable[[Option], str] = lambda o: o.dest) -> str | None:
+    """``twice_given`` over the repeatable name options a command or the plugin has."""
+    options = (WORKER, PLATFORM, DOMAIN)
+    return twice_given((o.flag, getattr(args, dest(o), None) or ()) for o in options)
 
 
 # -- the table ------------------------------------------------------------------------
@@ -173,6 +197,7 @@ DOMAIN = Option(
     "--domain",
     "domain",
     "only this domain (repeatable)",
+    check=domain_name,
     action="append",
     default=(),
     plugin_dest="hc_domains",
@@ -190,7 +215,7 @@ SCHEMAS = Option(
     "--schemas",
     "schemas",
     "look for <domain>.schema.json here before schemas/ (repeatable)",
-    check=Path,
+    check=existing_folder,
     metavar="DIR",
     action="append",
     default=(),
@@ -297,4 +322,4 @@ def pytest_problem(option_values: Any, options: Sequence[Option] = PYTEST_OPTION
         except argparse.ArgumentTypeError as e:
             return f"argument {option.flag}: {e}"
         setattr(option_values, option.pytest_dest, value)
-    return twice_named_worker(getattr(option_values, WORKER.pytest_dest))
+    return repeated_names(option_values, lambda o: o.pytest_dest)

@@ -82,7 +82,7 @@ def test_a_failed_write_after_the_run_still_prints_the_report(capsys, monkeypatc
         (["--max-problems", "-1"], "argument --max-problems: must be 0 or more"),
         (["--worker", "w=node 'worker.mjs"], "argument --worker: cannot split the command"),
         (["--worker", "python=node w.mjs"], "argument --worker: 'python' is a built-in"),
-        (["--worker", "w=a", "--worker", "w=b"], "argument --worker: the name 'w' is given twice"),
+        (["--worker", "w=a", "--worker", "w=b"], "argument --worker: 'w' is given twice"),
     ],
 )
 def test_bad_arguments_are_refused_at_parse_time(capsys, spy, argv, says):

@@ -22,7 +22,12 @@ SHARED_BAD = [
     (["--case-timeout", "-1"], "argument --case-timeout: must be a finite number"),
     (["--case-timeout", "nan"], "argument --case-timeout: must be a finite number"),
     (["--worker", "python=node w.mjs"], "argument --worker: 'python' is a built-in"),
-    (["--worker", "w=a", "--worker", "w=b"], "argument --worker: the name 'w' is given twice"),
+    (["--worker", "w=a", "--worker", "w=b"], "argument --worker: 'w' is given twice"),
+    # Every case would run twice (issue 32).
+    (["--platform", "python", "--platform", "python"], "argument --platform: 'python' is given"),
+    (["--domain", "oauth-pkce", "--domain", "oauth-pkce"], "argument --domain: 'oauth-pkce' is"),
+    # A domain names files and modules: never a path (generate imported strategies/../../x).
+    (["--domain", "../../x"], "argument --domain: not a domain name"),
 ]
 GENERATE_BAD = [
     (["--batch", "-5"], "argument --batch: must be 1 or more"),
@@ -52,6 +57,15 @@ def test_run_and_generate_refuse_a_bad_shared_option_alike(
     assert run[0] == generate[0] == 2
     assert says in run[1]
     assert says in generate[1]
+
+
+def test_a_schemas_folder_that_does_not_exist_is_refused(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A typo in --schemas used to look nowhere and go on."""
+    for command in (["run", "--platform", "python"], ["validate"], ["list"]):
+        code, err = _exit_code_and_stderr(capsys, [*command, "--schemas", "/nonexistent"])
+        assert code == 2 and "argument --schemas: no such folder" in err
 
 
 @pytest.mark.parametrize(("argv", "says"), GENERATE_BAD)

@@ -98,7 +98,7 @@ def test_an_invalid_ledger_is_exit_2_as_in_the_cli(project):
         (["--batch-cases", "0"], "argument --batch-cases: must be 1 or more"),
         (["--worker", "w=node 'x"], "argument --worker: cannot split the command"),
         (["--worker", "js=node x"], "'js' is a built-in platform"),
-        (["--worker", "w=a", "--worker", "w=b"], "the name 'w' is given twice"),
+        (["--worker", "w=a", "--worker", "w=b"], "'w' is given twice"),
     ],
 )
 def test_bad_plugin_options_exit_2_as_in_the_cli(project, argv, says):
