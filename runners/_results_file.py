@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import sys
@@ -15,7 +14,7 @@ from typing import IO, Any
 
 from adapters._json import encode_string, results_text
 
-from ._input_files import not_regular
+from ._input_files import loads_unique, not_regular
 from ._schemas import pointer, results_validator
 from ._textsafe import bound
 from .exceptions import HarnessError
@@ -37,7 +36,7 @@ def read_results(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as e:
         raise ResultsFileError(f"{path}: cannot be read: {e}") from None
     try:
-        doc = json.loads(text)
+        doc = loads_unique(text)
     except (ValueError, RecursionError) as e:
         raise ResultsFileError(
             f"{path}: not JSON ({bound(str(e), 200)}); expected the output of "

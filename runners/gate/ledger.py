@@ -37,7 +37,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from .._clusters import divergences, result_crash_kind, unledgered_status
-from .._input_files import not_regular
+from .._input_files import loads_unique, not_regular
 from .._keys import case_key
 from .._schemas import SCHEMAS_DIR, pointer
 from .._textsafe import bound
@@ -115,7 +115,7 @@ def load_ledger(path: Path) -> Ledger:
     if (refused := not_regular(path)) is not None:
         raise LedgerFileError(f"{path}: {refused}")
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = loads_unique(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise LedgerFileError(f"{path}: no such expectations file") from None
     except (OSError, UnicodeDecodeError, ValueError) as e:
