@@ -97,10 +97,15 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)  # one, not one per
 
 
 def _decode(line: bytes) -> Any:
-    """A worker's line as JSON (as ``json.loads`` reads UTF-8 bytes); ValueError if it is not."""
-    if line.startswith(b"\xef\xbb\xbf"):  # json.loads's own handling of a BOM
-        return json.loads(line, parse_constant=_reject_constant)
-    return _DECODER.decode(line.decode("utf-8", "surrogatepass"))
+    """A worker's line as JSON (as ``json.loads`` reads UTF-8 bytes); ValueError if it is
+    not, or if it nests deeper than the decoder can follow (one bad line is one bad
+    answer, not a RecursionError that ends the platform's run)."""
+    try:
+        if line.startswith(b"\xef\xbb\xbf"):  # json.loads's own handling of a BOM
+            return json.loads(line, parse_constant=_reject_constant)
+        return _DECODER.decode(line.decode("utf-8", "surrogatepass"))
+    except RecursionError:
+        raise ValueError("nested too deeply to decode") from None
 
 
 def _excerpt(line: bytes) -> str:
@@ -363,7 +368,7 @@ class WorkerAdapter:
                 settle=True,
             )
         try:
-            answer = json.loads(line, parse_constant=_reject_constant)
+            answer = _decode(line)
         except ValueError as exc:
             raise self._start_error(
                 f"worker {command!r} answered the start request with invalid JSON: "
@@ -405,7 +410,7 @@ class WorkerAdapter:
                 settle=True,
             )
         try:
-            answer = json.loads(line)
+            answer = _decode(line)
         except ValueError:
             answer = None
         # A worker that does not know the offer answers it as an unknown command.

@@ -689,3 +689,23 @@ def test_the_harness_messages_match_their_schemas() -> None:
     assert problem("stop", json.loads(STOP_LINE)) is None
     assert problem("run", {"cmd": "run", "id": "", "domain": "d", "input": 1}) is not None
     assert problem("started", {"ok": True}) is not None
+
+
+def test_one_line_nested_too_deeply_is_that_cases_crash_not_the_platforms(
+    write_vectors: Any, tmp_path: Path
+) -> None:
+    """A 100,000-deep line raised RecursionError in the decoder and errored every case of
+    the platform (issue 32); now only its own case fails, and says why."""
+
+    worker = Path(__file__).resolve().parent / "fake_workers" / "deep_liner.py"
+    deep = hello_case(id="deep", input={"chunks": ["data: deep\n\n"]})
+    cases = [hello_case(id="before"), deep, hello_case(id="after")]
+    path = write_vectors(vector_document(cases))
+    out = tmp_path / "results.json"
+    argv = ["run", "-q", "--no-default-vectors", "--vectors", str(path)]
+    argv += ["--worker", f"deep={sys.executable} {worker}", "--platform", "deep"]
+    assert main([*argv, "--format", "json", "--output", str(out)]) == 1
+    results = {r["case"]: r for r in json.loads(out.read_text(encoding="utf-8"))["results"]}
+    assert results["before"]["status"] == results["after"]["status"] == "fail"
+    assert results["deep"]["status"] == "error"
+    assert "nested too deeply" in results["deep"]["message"]
