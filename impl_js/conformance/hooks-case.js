@@ -90,12 +90,34 @@ function saw(root, observe) {
 }
 
 /**
+ * `path` as one /bin/sh word, as Python's shlex.quote writes it: as it is when every
+ * character is safe, else in single quotes (each ' as '"'"').
+ * @param {string} path
+ */
+function shWord(path) {
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(path)) return path;
+  return `'${path.replaceAll("'", `'"'"'`)}'`;
+}
+
+/**
+ * `{root}` and `{fixtures}` replaced (HOOK-4); in a command each path is one /bin/sh
+ * word, so a checkout or temp dir with a space, quote or `$` runs the same hook.
+ * @param {string} text @param {string} root @param {boolean} [command]
+ */
+export function substitute(text, root, command = false) {
+  const word = command ? shWord : (/** @type {string} */ p) => p;
+  return text.replaceAll(PLACEHOLDER, word(root)).replaceAll("{fixtures}", word(FIXTURES));
+}
+
+/**
  * @param {any} input
  * @param {string} root
  */
 export async function runCase(input, root) {
   /** @param {unknown} value */
-  const sub = (value) => str(value, "hook commands, cwd and env values").replaceAll(PLACEHOLDER, root).replaceAll("{fixtures}", FIXTURES);
+  const sub = (value) => substitute(str(value, "hook commands, cwd and env values"), root);
+  /** @param {unknown} value */
+  const subCommand = (value) => substitute(str(value, "hook commands, cwd and env values"), root, true);
   if (!Array.isArray(input?.hooks) || typeof input.env !== "object" || !Array.isArray(input.observe)) {
     throw new TypeError("input.hooks, input.env and input.observe are required");
   }
@@ -105,7 +127,7 @@ export async function runCase(input, root) {
   const runner = new HookRunner(
     input.hooks.map((/** @type {any} */ h) => ({
       event: h.event,
-      command: sub(h.command),
+      command: subCommand(h.command),
       toolPattern: h.tool_pattern,
       timeoutMs: h.timeout_ms ?? DEFAULT_TIMEOUT_MS,
     })),

@@ -6,7 +6,7 @@ import { HookRunner } from "../src/hooks.js";
 import { PermissionPolicy } from "../src/permissions.js";
 import { ToolCallPipeline } from "../src/pipeline.js";
 import { Sandbox } from "../src/sandbox.js";
-import { FIXTURES } from "./hooks-case.js";
+import { substitute } from "./hooks-case.js";
 import { PLACEHOLDER, buildTree } from "./temp-root.js";
 
 /**
@@ -70,7 +70,9 @@ function direct(input, parts, sub) {
  */
 export async function runCase(input, root) {
   /** @param {string} text */
-  const sub = (text) => text.replaceAll(PLACEHOLDER, root).replaceAll("{fixtures}", FIXTURES);
+  const sub = (text) => substitute(text, root);
+  /** @param {string} text */
+  const subCommand = (text) => substitute(text, root, true);
   buildTree(root, input.sandbox.tree);
   const sandbox = new Sandbox(
     { mode: input.sandbox.config.mode, allowedPaths: input.sandbox.config.allowed_paths.map(sub) },
@@ -84,7 +86,7 @@ export async function runCase(input, root) {
     executor: { execute: async () => ({ output: out.output, error: out.error, isError: out.is_error }) },
     sessionId: input.session_id,
   };
-  const pipeline = input.settings ? fromSettings(input.settings, parts, sub) : direct(input, parts, sub);
+  const pipeline = input.settings ? fromSettings(input.settings, parts, subCommand) : direct(input, parts, subCommand);
   const call = input.call;
   const outcome = await pipeline.run({ toolName: call.tool_name, input: call.input, origin: call.origin, paths: call.paths.map(sub) });
   return unroot(

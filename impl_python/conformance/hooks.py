@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shlex
 import shutil
 import signal
 import tempfile
@@ -89,11 +90,25 @@ def _hook(raw: object, sub: Any) -> HookConfig:
     )
 
 
+def substitute(text: str, root: str, *, command: bool = False) -> str:
+    """``{root}`` and ``{fixtures}`` replaced (HOOK-4); in a command, each path as one
+    /bin/sh word (``shlex.quote``: as it is when every character is safe, else in single
+    quotes), so a checkout or temp dir with a space, quote or ``$`` runs the same hook."""
+    word = shlex.quote if command else str
+    return text.replace("{root}", word(root)).replace("{fixtures}", word(FIXTURES))
+
+
 def _run_in(case_input: dict[str, Any], root: str) -> dict[str, Any]:
-    def sub(value: object) -> str:
+    def checked(value: object) -> str:
         if not isinstance(value, str):
             raise _bad("hook commands, cwd and env values must be strings")
-        return value.replace("{root}", root).replace("{fixtures}", FIXTURES)
+        return value
+
+    def sub(value: object) -> str:
+        return substitute(checked(value), root)
+
+    def sub_command(value: object) -> str:
+        return substitute(checked(value), root, command=True)
 
     hooks, env, observe = case_input.get("hooks"), case_input.get("env"), case_input.get("observe")
     if not isinstance(hooks, list) or not isinstance(env, dict) or not isinstance(observe, list):
@@ -102,7 +117,7 @@ def _run_in(case_input: dict[str, Any], root: str) -> dict[str, Any]:
     if case_input.get("create_cwd", True):  # false: a vector of HOOK-4's missing directory
         os.makedirs(cwd, exist_ok=True)
     runner = HookRunner(
-        [_hook(h, sub) for h in hooks],
+        [_hook(h, sub_command) for h in hooks],
         session_id=case_input.get("session_id", ""),
         cwd=cwd,
         env={k: sub(v) for k, v in env.items()},

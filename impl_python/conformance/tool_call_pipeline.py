@@ -17,7 +17,7 @@ from impl_python.permissions import PermissionPolicy, PermissionRule
 from impl_python.pipeline import PermissionDecision, ToolCall, ToolCallPipeline
 from impl_python.sandbox import Sandbox, SandboxConfig
 
-from .hooks import FIXTURES
+from .hooks import substitute
 from .sandbox_paths import PLACEHOLDER, build_tree
 
 HOOK_ENV = {"PATH": "/usr/bin:/bin"}
@@ -62,7 +62,10 @@ def _unroot(value: Any, root: str) -> Any:
 
 def _run_in(case_input: dict[str, Any], root: str) -> dict[str, Any]:
     def sub(text: str) -> str:
-        return text.replace(PLACEHOLDER, root).replace("{fixtures}", FIXTURES)
+        return substitute(text, root)
+
+    def sub_command(text: str) -> str:
+        return substitute(text, root, command=True)
 
     box = case_input["sandbox"]
     build_tree(root, box["tree"])
@@ -81,7 +84,9 @@ def _run_in(case_input: dict[str, Any], root: str) -> dict[str, Any]:
     settings = case_input.get("settings")
     if settings is not None:
         config = _merged(settings)
-        config = replace(config, hooks=[replace(h, command=sub(h.command)) for h in config.hooks])
+        config = replace(
+            config, hooks=[replace(h, command=sub_command(h.command)) for h in config.hooks]
+        )
         pipeline = ToolCallPipeline.from_config(
             config, prompter, sandbox, executor, session_id, hook_env=HOOK_ENV
         )
@@ -93,7 +98,7 @@ def _run_in(case_input: dict[str, Any], root: str) -> dict[str, Any]:
         hooks = [
             HookConfig(
                 h["event"],
-                sub(h["command"]),
+                sub_command(h["command"]),
                 h["tool_pattern"],
                 h.get("timeout_ms", DEFAULT_TIMEOUT_MS),
             )

@@ -33,6 +33,33 @@ pub(crate) fn fixtures() -> String {
     })
 }
 
+/// `path` as one `/bin/sh` word, as Python's `shlex.quote` writes it: as it is when
+/// every character is safe, else in single quotes (each `'` as `'"'"'`).
+fn sh_word(path: &str) -> String {
+    let safe = !path.is_empty()
+        && path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_@%+=:,./-".contains(&b));
+    if safe {
+        path.to_owned()
+    } else {
+        format!("'{}'", path.replace('\'', "'\"'\"'"))
+    }
+}
+
+/// `{root}` and `{fixtures}` replaced (HOOK-4); in a command each path is one `/bin/sh`
+/// word, so a checkout or temp dir with a space, quote or `$` runs the same hook.
+pub(crate) fn substitute(text: &str, root: &TempRoot, fixtures: &str, command: bool) -> String {
+    let root_text = root.path().to_string_lossy();
+    if command {
+        text.replace(PLACEHOLDER, &sh_word(&root_text))
+            .replace("{fixtures}", &sh_word(fixtures))
+    } else {
+        text.replace(PLACEHOLDER, &root_text)
+            .replace("{fixtures}", fixtures)
+    }
+}
+
 pub(crate) fn timeout_ms(raw: Option<&Value>) -> Result<u64, CaseError> {
     match raw {
         None => Ok(DEFAULT_TIMEOUT_MS),
@@ -180,12 +207,13 @@ fn string<'a>(value: Option<&'a Value>, what: &str) -> Result<&'a str, CaseError
 
 fn run_in(input: &Value, root: &TempRoot) -> Result<Value, CaseError> {
     let fixtures = fixtures();
-    let sub = |text: &str| root.substitute(text).replace("{fixtures}", &fixtures);
+    let sub = |text: &str| substitute(text, root, &fixtures, false);
+    let sub_command = |text: &str| substitute(text, root, &fixtures, true);
     let raw_hooks = input
         .get("hooks")
         .and_then(Value::as_array)
         .ok_or_else(|| bad("input.hooks must be a list"))?;
-    let hooks = hook_configs(raw_hooks, &sub)?;
+    let hooks = hook_configs(raw_hooks, &sub_command)?;
     let env = input
         .get("env")
         .and_then(Value::as_object)

@@ -15,7 +15,7 @@ use hanzo_pipeline::{
 use hanzo_sandbox::{IsolationMode, Sandbox, SandboxConfig};
 use serde_json::{json, Value};
 
-use crate::hooks::{fixtures, hook_configs};
+use crate::hooks::{fixtures, hook_configs, substitute};
 use crate::sandbox_paths::build_tree;
 use crate::temp_root::{TempRoot, PLACEHOLDER};
 use crate::CaseError;
@@ -134,7 +134,8 @@ fn outcome_json(outcome: &PipelineOutcome) -> Value {
 pub fn run(input: &Value) -> Result<Value, CaseError> {
     let root = TempRoot::new("pipeline")?;
     let fixtures = fixtures();
-    let sub = |s: &str| root.substitute(s).replace("{fixtures}", &fixtures);
+    let sub = |s: &str| substitute(s, &root, &fixtures, false);
+    let sub_command = |s: &str| substitute(s, &root, &fixtures, true);
     let sandbox_raw = field(input, "sandbox")?;
     build_tree(&root, sandbox_raw.get("tree"))?;
     // PIPE-1: the parts in the order of the pipeline's parameters (sandbox, whose
@@ -164,13 +165,13 @@ pub fn run(input: &Value) -> Result<Value, CaseError> {
         Some(settings) => {
             let mut config = merged(settings);
             for hook in &mut config.hooks {
-                hook.command = sub(&hook.command);
+                hook.command = sub_command(&hook.command);
             }
             let parts = ConfigParts::from_config(&config)
                 .map_err(|e| CaseError::new(e.code(), e.to_string()))?;
             (parts.policy, parts.hooks)
         }
-        None => direct(input, &sub)?,
+        None => direct(input, &sub_command)?,
     };
     let runner = hooks
         .session_id(session_id)
