@@ -21,7 +21,7 @@ from ._format import canonical
 from ._inherited_signals import to_handle
 from ._jobs import run_jobs
 from ._meta import run_metadata
-from ._output import check_writable, refuse_inputs, write_results
+from ._output import check_writable, refuse_inputs, write_atomically, write_results
 from ._platforms import describe, factories, stop_all
 from ._progress import Progress
 from ._progress import wanted as progress_wanted
@@ -82,7 +82,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
         if formatted != text:
             unformatted.append(path)
             if not args.check:
-                path.write_text(formatted, encoding="utf-8")
+                write_atomically(path, formatted)
     verb = "would reformat" if args.check else "reformatted"
     for path in unformatted:
         print(f"{verb} {_shown(path)}")
@@ -371,7 +371,7 @@ def cmd_expectations(args: argparse.Namespace) -> int:
         )
     ledger = ledger_from_results(doc, platform, previous)
     check_writable(target)
-    target.write_text(ledger_text(ledger), encoding="utf-8")
+    write_atomically(target, ledger_text(ledger))
     clusters = sum("cluster" in e for e in ledger["entries"])
     print(
         f"wrote {target}: {len(ledger['entries'])} entries for {platform} "

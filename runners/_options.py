@@ -132,7 +132,9 @@ def twice_given(values: Iterable[tuple[str, Iterable[str]]]) -> str | None:
 def repeated_names(args: Any, dest: Callable[[Option], str] = lambda o: o.dest) -> str | None:
     """``twice_given`` over the repeatable name options a command or the plugin has."""
     options = (WORKER, PLATFORM, DOMAIN)
-    return twice_given((o.flag, getattr(args, dest(o), None) or ()) for o in options)
+    # Only where the option was given as the repeatable one (promote's domain is one name).
+    values = ((o.flag, getattr(args, dest(o), None)) for o in options)
+    return twice_given((flag, v) for flag, v in values if isinstance(v, list))
 
 
 # -- the table ------------------------------------------------------------------------

@@ -1,11 +1,15 @@
-"""Where a run writes its results: checked before the run, and never lost after it."""
+"""Where a run writes its results: checked before the run, and never lost after it; and
+how every file the harness writes is written (``write_atomically``)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import IO
 
 from .exceptions import HarnessError
 
@@ -61,6 +65,43 @@ def check_writable(path: Path) -> None:
         raise OutputUnwritable(f"{where}: {e.strerror or e}") from None
 
 
+def _write(stream: IO[str], text: str) -> None:
+    stream.write(text)
+    stream.flush()
+
+
+def write_atomically(path: Path, text: str, errors: str = "strict") -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``: a
+    write that fails (a full disk) leaves the old file as it was and no partial one
+    (OutputUnwritable, saying so). A device or pipe (``/dev/stdout``) is written
+    directly; through a symlink, its target is replaced."""
+    try:
+        _write_atomically(path, text, errors)
+    except OSError as e:
+        kept = " (the file there is unchanged)" if path.exists() else ""
+        raise OutputUnwritable(f"cannot write {path}: {e.strerror or e}{kept}") from None
+
+
+def _write_atomically(path: Path, text: str, errors: str) -> None:
+    if path.exists() and not path.is_file():
+        with open(path, "w", encoding="utf-8", errors=errors) as stream:
+            _write(stream, text)
+        return
+    target = path.resolve() if path.is_symlink() else path
+    mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o644
+    fd, staged = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors=errors) as stream:
+            _write(stream, text)
+            os.fsync(stream.fileno())
+        os.chmod(staged, mode)
+        os.replace(staged, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(staged)
+        raise
+
+
 def write_results(path: Path, text: str) -> str | None:
     """Write ``text`` to ``path``; the error message if it could not be written.
 
@@ -68,9 +109,7 @@ def write_results(path: Path, text: str) -> str | None:
     escape instead of turning a finished run into an encoding error.
     """
     try:
-        with open(path, "w", encoding="utf-8", errors="backslashreplace") as stream:
-            stream.write(text)
-            stream.flush()
-    except OSError as e:
-        return f"hanzo-conformance: the results could not be written to {path}: {e.strerror or e}"
+        write_atomically(path, text, errors="backslashreplace")
+    except OutputUnwritable as e:
+        return f"hanzo-conformance: the results could not be written: {e}"
     return None

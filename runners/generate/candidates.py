@@ -17,6 +17,7 @@ from typing import Any
 import hypothesis
 
 from .._format import canonical
+from .._output import write_atomically
 from .._vectors import CANDIDATES_DIR, VECTORS_DIR, i_json_problems, load_vector_file
 from ..exceptions import HarnessError
 from .search import Finding
@@ -128,7 +129,7 @@ def write_candidate(
     doc = _read(path) if path.is_file() else _header(domain, vectors_dir)
     doc["cases"].append(case)
     folder.mkdir(parents=True, exist_ok=True)
-    path.write_text(canonical(doc), encoding="utf-8")
+    write_atomically(path, canonical(doc))
     return path
 
 
@@ -175,15 +176,15 @@ def promote(
             document["tags"] = {**document.get("tags", {}), tag: declared}
     text = canonical(document)
     staged = target.with_suffix(".promote.tmp")
-    staged.write_text(text, encoding="utf-8")
-    try:
+    try:  # a failed write (a full disk) leaves no partial staged file either
+        staged.write_text(text, encoding="utf-8")
         load_vector_file(staged)
     finally:
-        staged.unlink()
-    target.write_text(text, encoding="utf-8")
+        staged.unlink(missing_ok=True)
+    write_atomically(target, text)
     candidates["cases"] = [c for c in candidates["cases"] if c["id"] != candidate_id]
     if candidates["cases"]:
-        source.write_text(canonical(candidates), encoding="utf-8")
+        write_atomically(source, canonical(candidates))
     else:
         source.unlink()
     return target
