@@ -42,6 +42,10 @@ UNPINNABLE: dict[tuple[str, str], str] = {
         "non-UTF-8 names are out of scope by this very clause: vectors are JSON text and "
         "cannot name such a file; tests/test_sandbox_non_utf8.py covers Python's bytes path"
     ),
+    ("mcp-stdio", "STDIO-17d"): (
+        "it puts Windows out of scope: no vector runs there, and on POSIX its rule "
+        "(Windows' own default variable list) has nothing to decide"
+    ),
     ("sse-frames", "SSE-10"): (
         "linear time is a cost, not an output: a vector would need a timing assertion, "
         "which the project forbids in tests; bench/sse_python.py and "
