@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import queue
+import signal
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -106,6 +107,20 @@ def _decode(line: bytes) -> Any:
         return _DECODER.decode(line.decode("utf-8", "surrogatepass"))
     except RecursionError:
         raise ValueError("nested too deeply to decode") from None
+
+
+def _how_it_ended(worker: WorkerProcess) -> str:
+    """What the worker did when its stdout ended: "exited with code 3", "was killed by
+    SIGKILL", or "closed its stdout" while still running."""
+    code = worker.exit_code()
+    if code is None:
+        return "closed its stdout (still running)"
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with code {code}"
 
 
 def _excerpt(line: bytes) -> str:
@@ -361,9 +376,8 @@ class WorkerAdapter:
                 message += f"; {FLUSH_HINT}"
             raise self._start_error(message, worker) from None
         if line is _EOF:
-            code = worker.exit_code()
             raise self._start_error(
-                f"worker {command!r} exited with code {code} before completing the handshake",
+                f"worker {command!r} {_how_it_ended(worker)} before completing the handshake",
                 worker,
                 settle=True,
             )
@@ -405,7 +419,7 @@ class WorkerAdapter:
             ) from None
         if line is _EOF:
             raise self._start_error(
-                f"worker {command!r} exited with code {worker.exit_code()} after the handshake",
+                f"worker {command!r} {_how_it_ended(worker)} after the handshake",
                 worker,
                 settle=True,
             )
@@ -768,10 +782,13 @@ class WorkerAdapter:
         """The response for ``case_id`` from ``line`` (the worker's next), or what went wrong."""
         if isinstance(line, _TimedOut):
             message = f"no response within {self.timeout} s for case {case_id}"
-            if self._answers_at_eof(worker):
+            if not worker.alive():  # its stdout is still open: a child it left holds it
+                message += f" (the worker {_how_it_ended(worker)}, but a child holds its stdout)"
+            elif self._answers_at_eof(worker):
                 message += f"; {FLUSH_HINT}"
             return _Failure(message, "worker killed", group_lost=self.held_while_running)
         if line is _EOF:
+            # Spelled as runners/_clusters.py reads it (its cause: exit N, signal, closed stdout).
             code = worker.exit_code()
             return _Failure(
                 f"worker exited with code {code} while running case {case_id}", group_lost=True

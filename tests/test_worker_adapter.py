@@ -315,3 +315,29 @@ def test_a_skip_answer_is_passed_through(adapter_factory: Any, batch: list[Reque
     responses = adapter.run(batch)
     assert responses[2] == {"id": "c2", "skip": {"reason": "this fake supports no such input"}}
     assert_echoed(responses, batch, except_ids={"c2"})
+
+
+def test_a_worker_whose_child_holds_its_stdout_is_diagnosed(
+    adapter_factory: Any, batch: list[Request]
+) -> None:
+    """It exited, but a child it left keeps the pipe open: a timeout, said as what it is
+    (it was reported as no response from the worker alone, issue 32)."""
+    adapter = adapter_factory("--orphan-on", "c1")
+    adapter.start()
+    try:
+        responses = adapter.run(batch[:2])
+    finally:
+        adapter.stop()
+    message = crash_of(responses[1])["message"]
+    assert message.startswith(f"no response within {FAST} s for case c1")
+    assert "(the worker exited with code 0, but a child holds its stdout)" in message
+
+
+def test_a_worker_that_closes_stdout_before_the_handshake_is_diagnosed() -> None:
+    """It was reported as "exited with code None" (issue 32)."""
+    command = ["sh", "-c", "exec 1>&-; sleep 5"]
+    adapter = WorkerAdapter("closer", command, timeout=FAST)
+    with pytest.raises(WorkerStartError) as info:
+        adapter.start()
+    adapter.stop()
+    assert "closed its stdout (still running) before completing the handshake" in info.value.message

@@ -12,6 +12,7 @@ that id arrives (``PREFIX*`` matches ids starting with PREFIX, ``*`` every id):
   --wrong-id-on ID     answer with another case's id
   --bad-shape-on ID    answer with the right id but a response the schema rejects
   --duplicate-on ID    answer twice
+  --orphan-on ID       start a child that holds stdout (sleep 30), then exit 0
   --skip-on ID         answer skip ("not applicable") with a reason
   --domains D,...      domains it claims in the handshake (default echo,fail)
   --exit-after N       exit 0 after answering N requests
@@ -33,12 +34,24 @@ import atexit
 import json
 import os
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 parser = argparse.ArgumentParser()
-FAULTS = ("crash", "raise", "kill", "hang", "garbage", "wrong-id", "bad-shape", "skip", "duplicate")
+FAULTS = (
+    "crash",
+    "raise",
+    "kill",
+    "hang",
+    "garbage",
+    "wrong-id",
+    "bad-shape",
+    "skip",
+    "duplicate",
+    "orphan",
+)
 for fault in FAULTS:
     parser.add_argument(f"--{fault}-on", default=None)
 parser.add_argument("--reference", action="store_true")
@@ -142,6 +155,9 @@ for line in sys.stdin:
         raise RuntimeError(f"unexpected trouble in {case_id}")
     if hits(args.kill_on, case_id):
         os.kill(os.getpid(), signal.SIGKILL)
+    if hits(args.orphan_on, case_id):
+        subprocess.Popen(["sleep", "30"], stdout=sys.stdout)
+        sys.exit(0)
     if hits(args.hang_on, case_id):
         hang()
     if hits(args.garbage_on, case_id):
