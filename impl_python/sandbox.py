@@ -15,6 +15,9 @@ from pathlib import Path
 
 from impl_python.errors import HanzoError
 
+CGROUP_READ_LIMIT = 65536
+"""SBX-14: the bytes of ``proc/1/cgroup`` read at most (a real one is a few hundred)."""
+
 __all__ = [
     "MAX_SYMLINKS",
     "IsolationMode",
@@ -174,8 +177,10 @@ class Sandbox:
         environ = os.environ if env is None else env
         base = Path(root)
         try:
-            # Bytes, not read_text: universal newlines would make a CR end a line (SBX-14: LF only).
-            cgroup = (base / "proc/1/cgroup").read_bytes().decode("utf-8", errors="replace")
+            # Bytes, not read_text: universal newlines would make a CR end a line (SBX-14: LF only);
+            # at most CGROUP_READ_LIMIT of them (a link to /dev/zero must not be read without end).
+            with open(base / "proc/1/cgroup", "rb") as stream:
+                cgroup = stream.read(CGROUP_READ_LIMIT).decode("utf-8", errors="replace")
         except OSError:
             cgroup = ""
         paths = [line.split(":", 2)[2] for line in cgroup.split("\n") if line.count(":") >= 2]

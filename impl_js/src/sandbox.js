@@ -1,7 +1,7 @@
 // Filesystem isolation and container detection (HIP-301 §10,
 // docs/domains/sandbox-paths.md). Paths are canonicalized by one walk over the
 // real filesystem (SBX-4), not fs.realpathSync, which fails on missing names.
-import { lstatSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { closeSync, lstatSync, openSync, readSync, readlinkSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 import { HanzoError } from "./errors.js";
@@ -180,6 +180,29 @@ function lexists(path) {
   }
 }
 
+/** SBX-14: the bytes of proc/1/cgroup read at most (a real one is a few hundred; a link to /dev/zero must not be read without end). */
+export const CGROUP_READ_LIMIT = 65536;
+
+/**
+ * The first `limit` bytes of a file (fewer at its end).
+ * @param {string} path @param {number} limit
+ */
+function readAtMost(path, limit) {
+  const buffer = Buffer.alloc(limit);
+  const fd = openSync(path, "r");
+  try {
+    let filled = 0;
+    while (filled < limit) {
+      const n = readSync(fd, buffer, filled, limit - filled, null);
+      if (n === 0) break;
+      filled += n;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * SBX-14: proc/1/cgroup, .dockerenv, run/.containerenv, then KUBERNETES_SERVICE_HOST.
  * @param {string} [root]
@@ -189,7 +212,7 @@ function lexists(path) {
 export function detectContainer(root = "/", env = process.env) {
   let cgroup = "";
   try {
-    cgroup = readFileSync(join(root, "proc/1/cgroup"), "utf8");
+    cgroup = new TextDecoder().decode(readAtMost(join(root, "proc/1/cgroup"), CGROUP_READ_LIMIT));
   } catch {
     // unreadable: says nothing
   }

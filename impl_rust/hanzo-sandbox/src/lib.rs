@@ -361,13 +361,26 @@ impl ContainerRuntime {
     }
 }
 
+/// SBX-14: the bytes of `proc/1/cgroup` read at most (a real one is a few hundred; a
+/// link to `/dev/zero` must not be read without end).
+pub const CGROUP_READ_LIMIT: u64 = 65_536;
+
+fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// SBX-14: look at `root`'s `proc/1/cgroup`, `.dockerenv`, `run/.containerenv`,
 /// then `env["KUBERNETES_SERVICE_HOST"]`, in that order.
 pub fn detect_container<S: std::hash::BuildHasher>(
     root: &Path,
     env: &HashMap<String, String, S>,
 ) -> Option<ContainerRuntime> {
-    let cgroup = std::fs::read(root.join("proc/1/cgroup")).unwrap_or_default();
+    let cgroup = read_at_most(&root.join("proc/1/cgroup"), CGROUP_READ_LIMIT).unwrap_or_default();
     let cgroup = String::from_utf8_lossy(&cgroup);
     let paths: Vec<&str> = cgroup
         .split('\n')
