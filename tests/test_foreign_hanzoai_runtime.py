@@ -1,6 +1,9 @@
-"""Hanzo's published runtime, hanzoai 8.5.914, as a foreign platform on
-mcp-normalization (examples/hanzoai-runtime/): installed from PyPI into its own
-Python >= 3.12 (the package requires it), found as ci/bootstrap finds Node."""
+"""Hanzo's published runtime, hanzoai 8.5.914, as a foreign platform
+(examples/hanzoai-runtime/): one worker for every domain the package has a counterpart
+for (mcp-normalization, token-estimation, permission-policy, session-compaction),
+installed from PyPI into its own Python >= 3.12 (the package requires it), found as
+ci/bootstrap finds Node. Without a Python 3.12+ the tests fail and say so: a platform
+that cannot be run is not a pass."""
 
 from __future__ import annotations
 
@@ -23,11 +26,18 @@ def worker() -> str:
     return f"hanzoai-runtime={python} {EXAMPLE / 'worker.py'}"
 
 
-def _run(worker: str, out: Path, *extra: str) -> tuple[int, dict[str, Any]]:
+def _run(
+    worker: str, out: Path, *extra: str, domain: str = "mcp-normalization"
+) -> tuple[int, dict[str, Any]]:
     argv = ["run", "-q", "--worker", worker, "--platform", "hanzoai-runtime"]
-    argv += ["--domain", "mcp-normalization", "--format", "json", "--output", str(out), *extra]
+    argv += ["--domain", domain, "--format", "json", "--output", str(out), *extra]
     code = main(argv)
     return code, json.loads(out.read_text(encoding="utf-8"))
+
+
+def _counts(doc: dict[str, Any], domain: str) -> dict[str, int]:
+    counts: dict[str, int] = doc["summary"]["matrix"][domain]["hanzoai-runtime"]
+    return counts
 
 
 def test_its_ledger_records_every_divergence_and_its_gaps_are_skips(
@@ -82,3 +92,86 @@ def test_generate_on_it_finishes_and_writes_a_shrunk_candidate_outside_the_check
     assert case["input"] == {"op": "normalize", "server": "", "tool": ""}
     assert case["error"] == "empty_name"
     assert (ours.read_bytes() if ours.exists() else None) == before
+
+
+def test_token_estimation_gates_green_on_its_ledger(worker: str, tmp_path: Path) -> None:
+    code, doc = _run(
+        worker, tmp_path / "r.json", "--expectations", LEDGER, domain="token-estimation"
+    )
+    assert code == 0
+    assert _counts(doc, "token-estimation") == {
+        "pass": 10,
+        "fail": 0,
+        "error": 0,
+        "skip": 56,
+        "xfail": 13,
+        "not_run": 0,
+    }
+
+
+def test_without_its_ledger_it_counts_code_points_and_leaves_names_out(
+    worker: str, tmp_path: Path
+) -> None:
+    code, doc = _run(worker, tmp_path / "r.json", domain="token-estimation")
+    assert code == 1
+    by_case = {r["case"]: r for r in doc["results"]}
+    # Issue 28: こんにちは is 15 UTF-8 bytes (cost 4) but 5 code points (cost 2).
+    history = by_case["bytes-not-code-points-in-history"]
+    assert history["status"] == "fail"
+    assert {d["pointer"]: d["actual"] for d in history["diff"]}["/token_counts/0"] == 2
+    # A tool name of 32 bytes costs 9 in the contract; hanzoai does not count it.
+    name = {d["pointer"]: d["actual"] for d in by_case["tool-name-counted"]["diff"]}
+    assert name["/token_counts/0"] == 1
+    # What hanzoai has no counterpart for is skipped, never passed.
+    assert by_case["cjk-three-chars"]["status"] == "skip"
+    assert by_case["negative-given-count"]["status"] == "skip"
+
+
+def _skip_reasons(doc: dict[str, Any]) -> dict[str, int]:
+    reasons: dict[str, int] = {}
+    for r in doc["results"]:
+        if r["status"] == "skip":
+            reasons[r["message"]] = reasons.get(r["message"], 0) + 1
+    return reasons
+
+
+def test_permission_policy_is_skipped_with_what_the_package_lacks(
+    worker: str, tmp_path: Path
+) -> None:
+    """PermissionPolicy has exact names only, PermissionMode members, and mode_for
+    returns a mode alone: each case says which, none is counted as a pass, and no
+    rule_index or audit is made up (issue 29: partial answers will compare the mode)."""
+    code, doc = _run(
+        worker, tmp_path / "r.json", "--expectations", LEDGER, domain="permission-policy"
+    )
+    assert code == 0
+    assert _counts(doc, "permission-policy")["skip"] == 84
+    reasons = _skip_reasons(doc)
+    assert sorted(reasons.values()) == [5, 11, 68]
+    assert any("no glob patterns" in r for r in reasons)
+    assert any("no rule_index" in r and "no audit record" in r for r in reasons)
+
+
+def test_session_compaction_crashes_on_an_unknown_role_and_skips_what_it_lacks(
+    worker: str, tmp_path: Path
+) -> None:
+    code, doc = _run(
+        worker, tmp_path / "r.json", "--expectations", LEDGER, domain="session-compaction"
+    )
+    assert code == 0
+    assert _counts(doc, "session-compaction") == {
+        "pass": 0,
+        "fail": 0,
+        "error": 0,
+        "skip": 97,
+        "xfail": 1,
+        "not_run": 0,
+    }
+    reasons = _skip_reasons(doc)
+    assert len(reasons) == 4
+    assert sum(n for r, n in reasons.items() if "no token_count per message" in r) == 77
+    code, doc = _run(worker, tmp_path / "bare.json", domain="session-compaction")
+    assert code == 1
+    [crashed] = [r for r in doc["results"] if r["status"] == "error"]
+    assert crashed["case"] == "error-unknown-role"
+    assert "is not a valid MessageRole" in crashed["message"]

@@ -1,21 +1,43 @@
-"""A conformance worker for hanzoai 8.5.914, Hanzo's published Python runtime, on
-mcp-normalization.
+"""A conformance worker for hanzoai 8.5.914, Hanzo's published Python runtime (Python >=
+3.12), on every domain the package has a counterpart for:
 
-    python3.12 -m venv venv && venv/bin/pip install -r examples/hanzoai-runtime/requirements.txt
-    hanzo-conformance run --platform hanzoai-runtime --domain mcp-normalization \
-        --worker hanzoai-runtime='venv/bin/python examples/hanzoai-runtime/worker.py' \
-        --expectations examples/hanzoai-runtime/expectations.json
+    python3.12 -m venv examples/hanzoai-runtime/.venv
+    examples/hanzoai-runtime/.venv/bin/pip install -r examples/hanzoai-runtime/requirements.txt
+    cd examples/hanzoai-runtime && hanzo-conformance run --platform hanzoai-runtime \
+        --worker hanzoai-runtime='.venv/bin/python worker.py' --expectations expectations.json
 
-hanzoai 8.x says it ports claw-code's runtime. Its MCP names are
-``hanzoai.mcp.mcp_tool_name(server, tool)`` (over ``normalize_mcp_name``): this worker
-answers the contract's `normalize` operation with it, unchanged, and reports what it
-raises as a crash. The package has no function that parses a name back into its server
-and tool, and no tool table (MCPClient.list_tools returns the server's tools as they
-are), so `parse` and `table` cases are answered `skip` with that reason, never
-compared. Nothing is corrected: the ledger next to this file records the differences.
+hanzoai 8.x says it ports claw-code's runtime. Each domain calls the package's own
+function and reports what it returns, unchanged; what it raises is a crash. Nothing is
+corrected: the ledger next to this file records the differences.
+
+- mcp-normalization: ``hanzoai.mcp.mcp_tool_name(server, tool)`` answers ``normalize``.
+  The package has no function that parses a name back into server and tool, and no tool
+  table, so ``parse`` and ``table`` are ``skip``.
+- token-estimation: ``hanzoai.session.estimate_session_tokens`` of a one-message
+  ``Session`` per message (and of the whole list for the total). Each wire message is
+  made into a ``ConversationMessage`` as a caller converting it would
+  (``conversation_message``). A bare text (it estimates sessions only, with no byte
+  count) and a given ``token_count`` (a ``ConversationMessage`` has none) are ``skip``.
+- permission-policy: ``hanzoai.protocols.PermissionPolicy(PermissionMode.Prompt,
+  tool_modes)``, each rule's pattern a ``tool_modes`` key set in rule order with
+  ``with_tool_mode``, then ``mode_for(tool_name)``. The package matches exact names
+  only and takes ``PermissionMode`` members, not strings; ``mode_for`` returns a mode
+  and nothing else (no rule index, no rule reason, no audit record). See NO_GLOBS,
+  NO_MODE_STRINGS, NO_DECISION.
+- session-compaction: ``hanzoai.session.compact_session(session,
+  CompactionConfig(preserve_recent_messages=reserve_recent,
+  max_estimated_tokens=max_tokens))``. Kept messages are the caller's own objects
+  (the package returns them by identity), so each is written back as the caller's wire
+  message; a message the package made (its summary) is written from its blocks.
+  ``compacted_count`` is ``removed_message_count``. The package counts tokens itself
+  and reports no count per message, no total, no savings and no over-budget flag; see
+  NO_COUNTS.
+
+A case that needs an output field the package does not have is answered ``skip`` with
+the fields named: the worker never derives a field the package does not report.
+
 It speaks docs/protocol.md on stdin/stdout; like every example worker it is
-self-contained (its protocol loop is the httpx-sse worker's), so it can be copied into
-the package's own repository with its ledger.
+self-contained, so it can be copied into the package's own repository with its ledger.
 """
 
 from __future__ import annotations
@@ -26,21 +48,179 @@ import traceback
 from importlib import metadata
 from typing import Any
 
-from hanzoai.mcp import mcp_tool_name
+try:
+    from hanzoai.mcp import mcp_tool_name
+    from hanzoai.protocols import PermissionMode, PermissionPolicy
+    from hanzoai.session import (
+        CompactionConfig,
+        ConversationMessage,
+        MessageRole,
+        Session,
+        TextBlock,
+        ToolResultBlock,
+        ToolUseBlock,
+        compact_session,
+        estimate_session_tokens,
+    )
+except ImportError as missing:
+    raise SystemExit(
+        f"hanzoai is not installed ({missing}): "
+        "pip install -r examples/hanzoai-runtime/requirements.txt"
+    ) from None
 
 NO_PARSE = "hanzoai 8.5.914 has no function that parses an mcp__ name back into server and tool"
 NO_TABLE = "hanzoai 8.5.914 builds no tool table: MCPClient.list_tools returns the server's names"
+NO_TEXT = "hanzoai 8.5.914 estimates sessions only and reports no byte count (utf8_bytes)"
+NO_GIVEN = "a hanzoai ConversationMessage has no token_count to keep (TOK-5)"
+NO_GLOBS = (
+    "hanzoai 8.5.914's PermissionPolicy matches exact tool names only (a tool_modes map): "
+    "it has no glob patterns (PERM-11..PERM-19)"
+)
+NO_MODE_STRINGS = (
+    "hanzoai 8.5.914's PermissionPolicy takes PermissionMode members, not mode strings: "
+    "it has no mode to validate (PERM-2)"
+)
+NO_DECISION = (
+    "hanzoai 8.5.914's PermissionPolicy.mode_for returns a mode only: it has no "
+    "rule_index, no rule reason and no audit record (PERM-4, PERM-6)"
+)
+NO_OFF = (
+    "hanzoai 8.5.914's CompactionConfig.max_estimated_tokens is an integer: it has no "
+    "'no budget, no compaction' setting (COMP-7)"
+)
+NO_FORCE = "hanzoai 8.5.914's compact_session has no forced compaction (COMP-7a)"
+NO_SUMMARIZER = (
+    "hanzoai 8.5.914's compact_session writes its own summary: it takes no summarizer "
+    "that could fail (COMP-11)"
+)
+NO_COUNTS = (
+    "hanzoai 8.5.914's CompactionResult has no token_count per message, no total_tokens, "
+    "no tokens_saved and no over_budget (COMP-1)"
+)
+GLOB_CHARACTERS = frozenset("*?[")
+MODES = {
+    "allow": PermissionMode.Allow,
+    "deny": PermissionMode.Deny,
+    "prompt": PermissionMode.Prompt,
+}
 
 
-def mcp_normalization(case_input: dict[str, Any]) -> dict[str, Any] | str:
-    """The output, or the reason the package cannot answer this operation."""
+class NotApplicable(Exception):
+    """The case needs something hanzoai does not have; answered skip with the reason."""
+
+
+class Partial(Exception):
+    """The package's answer lacks output fields it does not have (named in the reason).
+    Until the protocol can compare the rest (issue 29's partial answers), the case is
+    answered skip: never a pass, and no field is made up to fill the gap."""
+
+    def __init__(self, output: dict[str, Any], lacking: str) -> None:
+        super().__init__(lacking)
+        self.output = output
+
+
+def mcp_normalization(case_input: dict[str, Any]) -> dict[str, Any]:
     op = case_input["op"]
     if op == "normalize":
         return {"name": mcp_tool_name(case_input["server"], case_input["tool"])}
-    return NO_PARSE if op == "parse" else NO_TABLE
+    raise NotApplicable(NO_PARSE if op == "parse" else NO_TABLE)
 
 
-DOMAINS = {"mcp-normalization": mcp_normalization}
+def conversation_message(message: dict[str, Any]) -> ConversationMessage:
+    """A wire message as a caller converting it to hanzoai's type would: a tool message
+    (with ``tool_call_id``) is a tool result (no tool name: the wire message has none);
+    any other message is a text block of its content (left out when it is empty and the
+    message makes tool calls) followed by one tool use per call."""
+    if "tool_call_id" in message and message["role"] == "tool":
+        return ConversationMessage.tool_result(message["tool_call_id"], "", message["content"])
+    calls = message.get("tool_calls", [])
+    blocks: list[Any] = []
+    if message["content"] or not calls:
+        blocks.append(TextBlock(text=message["content"]))
+    for call in calls:
+        arguments = call.get("arguments", "")
+        blocks.append(ToolUseBlock(id=call["id"], name=call["name"], input=arguments))
+    return ConversationMessage(role=MessageRole(message["role"]), blocks=blocks)
+
+
+def token_estimation(case_input: dict[str, Any]) -> dict[str, Any]:
+    if "text" in case_input:
+        raise NotApplicable(NO_TEXT)
+    messages = case_input["messages"]
+    if any("token_count" in m for m in messages):
+        raise NotApplicable(NO_GIVEN)
+    counts = [
+        estimate_session_tokens(Session(messages=[conversation_message(m)])) for m in messages
+    ]
+    return {
+        "token_counts": counts,
+        "estimated": [True] * len(counts),
+        "total_tokens": estimate_session_tokens(
+            Session(messages=[conversation_message(m) for m in messages])
+        ),
+    }
+
+
+def permission_policy(case_input: dict[str, Any]) -> dict[str, Any]:
+    rules = case_input["rules"]
+    if any(rule["mode"] not in MODES for rule in rules):
+        raise NotApplicable(NO_MODE_STRINGS)
+    if any(GLOB_CHARACTERS & set(rule["tool_pattern"]) for rule in rules):
+        raise NotApplicable(NO_GLOBS)
+    policy = PermissionPolicy(PermissionMode.Prompt)
+    for rule in rules:
+        policy.with_tool_mode(rule["tool_pattern"], MODES[rule["mode"]])
+    mode = policy.mode_for(case_input["tool_name"])
+    raise Partial({"mode": mode.name.lower()}, NO_DECISION)
+
+
+def wire_message(message: ConversationMessage) -> dict[str, Any]:
+    """A message hanzoai made (its summary), written from its blocks."""
+    text = "".join(
+        b.text if isinstance(b, TextBlock) else b.output
+        for b in message.blocks
+        if isinstance(b, (TextBlock, ToolResultBlock))
+    )
+    written: dict[str, Any] = {"role": message.role.value, "content": text}
+    calls = [{"id": b.id, "name": b.name} for b in message.blocks if isinstance(b, ToolUseBlock)]
+    if calls:
+        written["tool_calls"] = calls
+    return written
+
+
+def session_compaction(case_input: dict[str, Any]) -> dict[str, Any]:
+    if case_input.get("force"):
+        raise NotApplicable(NO_FORCE)
+    if case_input.get("summarizer_fails"):
+        raise NotApplicable(NO_SUMMARIZER)
+    if case_input["max_tokens"] is None:
+        raise NotApplicable(NO_OFF)
+    wire = case_input["messages"]
+    session = Session(messages=[conversation_message(m) for m in wire])
+    config = CompactionConfig(
+        preserve_recent_messages=case_input.get("reserve_recent", 3),
+        max_estimated_tokens=case_input["max_tokens"],
+    )
+    result = compact_session(session, config)
+    pairs = zip(session.messages, wire, strict=True)
+    callers = {id(converted): original for converted, original in pairs}
+    messages = [
+        {k: v for k, v in callers[id(m)].items() if k != "token_count"}
+        if id(m) in callers
+        else wire_message(m)
+        for m in result.compacted_session.messages
+    ]
+    raise Partial(
+        {"messages": messages, "compacted_count": result.removed_message_count}, NO_COUNTS
+    )
+
+
+DOMAINS = {
+    "mcp-normalization": mcp_normalization,
+    "permission-policy": permission_policy,
+    "session-compaction": session_compaction,
+    "token-estimation": token_estimation,
+}
 
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:
@@ -58,13 +238,12 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     if run is None:
         return {"id": request.get("id", ""), "crash": {"message": "unknown domain", "detail": ""}}
     try:
-        result = run(request["input"])
+        return {"id": request["id"], "output": run(request["input"])}
+    except (NotApplicable, Partial) as e:
+        return {"id": request["id"], "skip": {"reason": str(e)}}
     except Exception as e:  # a crash answers this case; the worker goes on
         crash = {"message": repr(e), "detail": traceback.format_exc()}
         return {"id": request["id"], "crash": crash}
-    if isinstance(result, str):
-        return {"id": request["id"], "skip": {"reason": result}}
-    return {"id": request["id"], "output": result}
 
 
 def main() -> None:
