@@ -145,9 +145,9 @@ def test_permission_policy_is_skipped_with_what_the_package_lacks(
         worker, tmp_path / "r.json", "--expectations", LEDGER, domain="permission-policy"
     )
     assert code == 0
-    assert _counts(doc, "permission-policy")["skip"] == 84
+    assert _counts(doc, "permission-policy")["skip"] == 85
     reasons = _skip_reasons(doc)
-    assert sorted(reasons.values()) == [5, 11, 68]
+    assert sorted(reasons.values()) == [5, 12, 68]
     assert any("no glob patterns" in r for r in reasons)
     assert any("no rule_index" in r and "no audit record" in r for r in reasons)
 
