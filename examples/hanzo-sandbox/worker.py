@@ -7,7 +7,8 @@
         hanzo-sandbox='examples/hanzo-sandbox/.venv/bin/python examples/hanzo-sandbox/worker.py' \
         --expectations examples/hanzo-sandbox/expectations.json
 
-- ``detect_container``: the case's tree is built in a fresh temporary directory, and
+- ``detect_container``: the case's tree is built in a fresh temporary directory (by the
+  harness once it lays the OS cases out, HARNESS_LAYS_OUT; until then by build_tree), and
   the package's ``detect_container_environment_from`` is given what its own
   ``detect_container_environment`` reads, read the same way under that directory
   instead of ``/`` (which the package hard-codes): ``proc/1/cgroup``'s text (None when
@@ -18,7 +19,8 @@
   runtime are that runtime. Markers that name several runtimes, or one the contract has
   no runtime for (a ``containerd`` cgroup, a ``container`` variable), leave the runtime
   unanswered: the package gives no order to choose by, and this worker makes none up
-  (the case is skipped, naming the markers). ``default_mode`` is the filesystem mode
+  (``runtime`` is declared absent, PARTIAL_ANSWERS; until the harness takes partial
+  answers the case is skipped, naming the markers). ``default_mode`` is the filesystem mode
   of ``SandboxConfig().resolve_request()``, the package's default.
 - ``check_path``: skip. hanzo-sandbox has no path check: its filesystem mode goes to
   the sandboxed command's environment (``SANDBOX_FILESYSTEM_MODE``) and no function
@@ -55,6 +57,12 @@ NO_CHECK = (
     "hanzo-sandbox 0.1.0 has no path check: its filesystem mode is passed to the "
     "sandboxed command's environment, never checked per path (SBX-9..SBX-13)"
 )
+HARNESS_LAYS_OUT = False
+"""Whether the harness builds each case's tree and sends its root (the handshake's
+``harness_lays_out``); until it does, the worker builds the tree itself (build_tree)."""
+PARTIAL_ANSWERS = False
+"""Whether the harness takes partial answers: a case whose markers name no single
+runtime is then answered with ``runtime`` declared absent, not skipped."""
 MARKER_RUNTIMES = {
     "/.dockerenv": "docker",
     "/run/.containerenv": "podman",
@@ -69,6 +77,14 @@ MODES = {"off": "off", "workspace-only": "workspace", "allow-list": "allowlist"}
 
 class NotApplicable(Exception):
     """The case needs something hanzo-sandbox does not have; answered skip."""
+
+
+class Partial(Exception):
+    """The package's answer without ``runtime`` (see PARTIAL_ANSWERS)."""
+
+    def __init__(self, output: dict[str, Any], lacking: str) -> None:
+        super().__init__(lacking)
+        self.output = output
 
 
 def build_tree(root: Path, tree: list[dict[str, Any]]) -> None:
@@ -90,32 +106,41 @@ def marker_runtime(marker: str) -> str | None:
     return MARKER_RUNTIMES.get(marker)
 
 
+def detect_in(root: Path, env: dict[str, str]) -> dict[str, Any]:
+    """What the package answers for a container tree at root: detect_container_environment
+    reads these three paths under / (hard-coded); here they are read under root."""
+    try:
+        cgroup: str | None = (root / "proc/1/cgroup").read_text()
+    except OSError:
+        cgroup = None
+    found = detect_container_environment_from(
+        SandboxDetectionInputs(
+            env_pairs=list(env.items()),
+            dockerenv_exists=(root / ".dockerenv").exists(),
+            containerenv_exists=(root / "run/.containerenv").exists(),
+            proc_1_cgroup=cgroup,
+        )
+    )
+    default = MODES[SandboxConfig().resolve_request().filesystem_mode.value]
+    runtimes = {marker_runtime(m) for m in found.markers}
+    if len(runtimes) > 1 or None in runtimes:
+        raise Partial(
+            {"default_mode": default},
+            "hanzo-sandbox 0.1.0 reports container markers, not a runtime, and these "
+            f"name no single one: {', '.join(found.markers)}",
+        )
+    return {"runtime": runtimes.pop() if runtimes else None, "default_mode": default}
+
+
 def detect_container(case_input: dict[str, Any]) -> dict[str, Any]:
+    if HARNESS_LAYS_OUT:
+        return detect_in(Path(case_input["root"]), case_input["env"])
     root = Path(tempfile.mkdtemp(prefix="hanzo-sandbox-case-")).resolve()
     try:
         build_tree(root, case_input["tree"])
-        try:
-            cgroup: str | None = (root / "proc/1/cgroup").read_text()
-        except OSError:
-            cgroup = None
-        found = detect_container_environment_from(
-            SandboxDetectionInputs(
-                env_pairs=list(case_input["env"].items()),
-                dockerenv_exists=(root / ".dockerenv").exists(),
-                containerenv_exists=(root / "run/.containerenv").exists(),
-                proc_1_cgroup=cgroup,
-            )
-        )
+        return detect_in(root, case_input["env"])
     finally:
         shutil.rmtree(root)
-    runtimes = {marker_runtime(m) for m in found.markers}
-    if len(runtimes) > 1 or None in runtimes:
-        raise NotApplicable(
-            "hanzo-sandbox 0.1.0 reports container markers, not a runtime, and these "
-            f"name no single one: {', '.join(found.markers)}"
-        )
-    default = SandboxConfig().resolve_request().filesystem_mode.value
-    return {"runtime": runtimes.pop() if runtimes else None, "default_mode": MODES[default]}
 
 
 def sandbox_paths(case_input: dict[str, Any]) -> dict[str, Any]:
@@ -129,7 +154,7 @@ DOMAINS = {"sandbox-paths": sandbox_paths}
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:
     if request.get("cmd") == "start":
-        return {
+        started: dict[str, Any] = {
             "ok": True,
             "implementation": {
                 "name": "hanzo-sandbox",
@@ -138,11 +163,18 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
                 "domains": sorted(DOMAINS),
             },
         }
+        if HARNESS_LAYS_OUT:
+            started["harness_lays_out"] = sorted(DOMAINS)
+        return started
     run = DOMAINS.get(request.get("domain", ""))
     if run is None:
         return {"id": request.get("id", ""), "crash": {"message": "unknown domain", "detail": ""}}
     try:
         return {"id": request["id"], "output": run(request["input"])}
+    except Partial as e:
+        if PARTIAL_ANSWERS:
+            return {"id": request["id"], "output": e.output, "absent": ["/runtime"]}
+        return {"id": request["id"], "skip": {"reason": str(e)}}
     except NotApplicable as e:
         return {"id": request["id"], "skip": {"reason": str(e)}}
     except Exception as e:  # a crash answers this case; the worker goes on

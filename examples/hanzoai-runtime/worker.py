@@ -50,8 +50,10 @@ corrected: the ledger next to this file records the differences.
   and reports no count per message, no total, no savings and no over-budget flag; see
   NO_COUNTS.
 
-A case that needs an output field the package does not have is answered ``skip`` with
-the fields named: the worker never derives a field the package does not report.
+The worker never derives a field the package does not report. The fields permission-policy
+and session-compaction lack are declared absent (ABSENT, the protocol's partial answers:
+the rest is compared and the case reported partial, never a pass); until the harness
+takes partial answers (PARTIAL_ANSWERS), those cases are answered ``skip`` naming them.
 
 It speaks docs/protocol.md on stdin/stdout; like every example worker it is
 self-contained, so it can be copied into the package's own repository with its ledger.
@@ -122,6 +124,19 @@ NO_COUNTS = (
     "hanzoai 8.5.914's CompactionResult has no token_count per message, no total_tokens, "
     "no tokens_saved and no over_budget (COMP-1)"
 )
+ABSENT = {
+    "permission-policy": ["/rule_index", "/reason", "/audit"],
+    "session-compaction": [
+        "/messages/*/token_count",
+        "/tokens_saved",
+        "/total_tokens",
+        "/over_budget",
+    ],
+}
+"""The output fields hanzoai 8.5.914 does not have, per domain (JSON pointers)."""
+PARTIAL_ANSWERS = False
+"""Whether the harness takes partial answers (the handshake's ``absent``, declared for
+every case of a domain in ABSENT); until it does, those cases are skipped."""
 GLOB_CHARACTERS = frozenset("*?[")
 MODES = {
     "allow": PermissionMode.Allow,
@@ -143,10 +158,9 @@ class ContractError(Exception):
 
 
 class Partial(Exception):
-    """The package's answer, which lacks output fields the package does not have.
-    Until the protocol can compare the rest (issue 29's partial answers), the case is
-    answered skip with the reason: never a pass, and no field is made up to fill the
-    gap."""
+    """The package's answer, without the fields ABSENT names for its domain. Until the
+    protocol can compare the rest (PARTIAL_ANSWERS), the case is answered skip with the
+    reason: never a pass, and no field is made up to fill the gap."""
 
     def __init__(self, output: dict[str, Any], lacking: str) -> None:
         super().__init__(lacking)
@@ -418,21 +432,25 @@ DOMAINS = {
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:
     if request.get("cmd") == "start":
-        return {
-            "ok": True,
-            "implementation": {
-                "name": "hanzoai",
-                "version": metadata.version("hanzoai"),
-                "language": f"python {sys.version.split()[0]}",
-                "domains": sorted(DOMAINS),
-            },
+        implementation: dict[str, Any] = {
+            "name": "hanzoai",
+            "version": metadata.version("hanzoai"),
+            "language": f"python {sys.version.split()[0]}",
+            "domains": sorted(DOMAINS),
         }
+        if PARTIAL_ANSWERS:
+            implementation["absent"] = ABSENT
+        return {"ok": True, "implementation": implementation}
     run = DOMAINS.get(request.get("domain", ""))
     if run is None:
         return {"id": request.get("id", ""), "crash": {"message": "unknown domain", "detail": ""}}
     try:
         return {"id": request["id"], "output": run(request["input"])}
-    except (NotApplicable, Partial) as e:
+    except Partial as e:
+        if PARTIAL_ANSWERS:
+            return {"id": request["id"], "output": e.output}
+        return {"id": request["id"], "skip": {"reason": str(e)}}
+    except NotApplicable as e:
         return {"id": request["id"], "skip": {"reason": str(e)}}
     except ContractError as e:
         return {"id": request["id"], "error": {"code": e.code, "message": str(e)}}
