@@ -13,6 +13,14 @@ corrected: the ledger next to this file records the differences.
 - mcp-normalization: ``hanzoai.mcp.mcp_tool_name(server, tool)`` answers ``normalize``.
   The package has no function that parses a name back into server and tool, and no tool
   table, so ``parse`` and ``table`` are ``skip``.
+- config-merge (only with HARNESS_LAYS_OUT: the harness writes the tier files and sends
+  ``{env, project_root, trusted}``): ``ConfigLoader.default_for(project_root)`` with the
+  case's environment as the process's (the package finds its user tier from
+  ``HANZO_CONFIG_HOME`` and ``Path.home()``), then ``load(trust_project_mcp=trusted)``.
+  Each config field is what ``RuntimeConfig`` answers for it (``get(name)``,
+  ``mcp_servers()``), unset ones included: the package has no defaults. It builds no
+  policy and reports no warnings (it logs some): both declared absent. No project root
+  is ``skip`` (the package always reads a working directory's ``.hanzo/``).
 - mcp-stdio: a real ``MCPClient([python, replay_server.py, ...])``: ``connect()``, then
   ``list_tools()`` when the case lists tools, then each call (``call_tool`` for
   ``tools/call``, else ``_send``, the one request path every public method uses). The
@@ -63,6 +71,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import re
@@ -75,6 +84,7 @@ from typing import Any
 
 try:
     import hanzoai.mcp as hz
+    from hanzoai.config import ConfigLoader, McpStdioConfig
     from hanzoai.mcp import mcp_tool_name
     from hanzoai.protocols import PermissionMode, PermissionPolicy
     from hanzoai.session import (
@@ -99,6 +109,16 @@ NO_PARSE = "hanzoai 8.5.914 has no function that parses an mcp__ name back into 
 NO_TABLE = "hanzoai 8.5.914 builds no tool table: MCPClient.list_tools returns the server's names"
 NO_TEXT = "hanzoai 8.5.914 estimates sessions only and reports no byte count (utf8_bytes)"
 NO_GIVEN = "a hanzoai ConversationMessage has no token_count to keep (TOK-5)"
+NO_CONFIG_RECORD = (
+    "hanzoai 8.5.914's ConfigLoader builds no permission policy from the config and "
+    "reports no warnings (it logs some): policy, warnings and evaluations (CFG-20, CFG-22)"
+)
+NO_PROJECT = (
+    "hanzoai 8.5.914's ConfigLoader always reads a working directory's .hanzo/ (cwd): "
+    "it has no load without a project root (CFG-2)"
+)
+CONFIG_FIELDS = ("api_key", "model", "permissions", "custom_instructions")
+CONFIG_FIELDS += ("oauth_credentials", "hooks", "input_mode")
 NO_GLOBS = (
     "hanzoai 8.5.914's PermissionPolicy matches exact tool names only (a tool_modes map): "
     "it has no glob patterns (PERM-11..PERM-19)"
@@ -125,6 +145,7 @@ NO_COUNTS = (
     "no tokens_saved and no over_budget (COMP-1)"
 )
 ABSENT = {
+    "config-merge": ["/policy", "/warnings", "/evaluations"],
     "permission-policy": ["/rule_index", "/reason", "/audit"],
     "session-compaction": [
         "/messages/*/token_count",
@@ -134,6 +155,9 @@ ABSENT = {
     ],
 }
 """The output fields hanzoai 8.5.914 does not have, per domain (JSON pointers)."""
+HARNESS_LAYS_OUT = False
+"""Whether the harness lays the OS cases out (the handshake's ``harness_lays_out``):
+config-merge runs only then, so that this worker holds no copy of the case layout."""
 PARTIAL_ANSWERS = False
 """Whether the harness takes partial answers (the handshake's ``absent``, declared for
 every case of a domain in ABSENT); until it does, those cases are skipped."""
@@ -421,13 +445,56 @@ def mcp_stdio(case_input: dict[str, Any]) -> dict[str, Any]:
     return encoded
 
 
+# config-merge: hanzoai.config.ConfigLoader on the tier files the harness wrote.
+
+
+@contextlib.contextmanager
+def process_environment(env: dict[str, str]) -> Any:
+    """The case's environment as the process's, for the package's own discovery
+    (ConfigLoader.default_for reads HANZO_CONFIG_HOME and Path.home())."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def server_entry(server: Any) -> dict[str, Any]:
+    if isinstance(server, McpStdioConfig):
+        return {"command": server.command, "args": server.args, "env": server.env}
+    return dataclasses.asdict(server)
+
+
+def config_merge(case_input: dict[str, Any]) -> dict[str, Any]:
+    """ConfigLoader.default_for(project_root).load(trust_project_mcp=trusted): each field
+    is what RuntimeConfig answers for it (``get(name)``; ``mcp_servers()`` for the
+    servers), unset fields included (the package has no defaults)."""
+    if case_input["project_root"] is None:
+        raise NotApplicable(NO_PROJECT)
+    with process_environment(case_input["env"]):
+        loader = ConfigLoader.default_for(Path(case_input["project_root"]))
+        loaded = loader.load(trust_project_mcp=case_input["trusted"])
+    config = {name: loaded.get(name) for name in CONFIG_FIELDS}
+    servers = loaded.mcp_servers()
+    config["mcp_servers"] = {name: server_entry(s) for name, s in servers.items()}
+    raise Partial({"config": config}, NO_CONFIG_RECORD)
+
+
 DOMAINS = {
     "mcp-normalization": mcp_normalization,
+    "config-merge": config_merge,
     "mcp-stdio": mcp_stdio,
     "permission-policy": permission_policy,
     "session-compaction": session_compaction,
     "token-estimation": token_estimation,
 }
+
+
+def served_domains() -> list[str]:
+    return [d for d in DOMAINS if d != "config-merge" or HARNESS_LAYS_OUT]
 
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:
@@ -436,12 +503,16 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
             "name": "hanzoai",
             "version": metadata.version("hanzoai"),
             "language": f"python {sys.version.split()[0]}",
-            "domains": sorted(DOMAINS),
+            "domains": sorted(served_domains()),
         }
         if PARTIAL_ANSWERS:
-            implementation["absent"] = ABSENT
-        return {"ok": True, "implementation": implementation}
-    run = DOMAINS.get(request.get("domain", ""))
+            implementation["absent"] = {d: ABSENT[d] for d in served_domains() if d in ABSENT}
+        started: dict[str, Any] = {"ok": True, "implementation": implementation}
+        if HARNESS_LAYS_OUT:
+            started["harness_lays_out"] = ["config-merge"]
+        return started
+    domain = request.get("domain", "")
+    run = DOMAINS.get(domain) if domain in served_domains() else None
     if run is None:
         return {"id": request.get("id", ""), "crash": {"message": "unknown domain", "detail": ""}}
     try:
