@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import functools
-import gc
 import hashlib
 import itertools
 import json
@@ -25,6 +23,7 @@ from jsonschema import ValidationError
 from adapters._json import canonical_chunks, canonical_text, compact_chunks, compact_text
 from adapters._resources import project_dir
 
+from .. import _gc
 from .._input_files import not_regular
 from ..exceptions import Problem, VectorFileError
 from .clauses import DOCS_DIR, contract_path, domain_clause_ids
@@ -444,30 +443,6 @@ def _surrogate_escaped(data: bytes) -> bool:
     return b"\\" in data and _SURROGATE_ESCAPE.search(data) is not None
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a file loads (its objects hold no cycles:
-    the collector would only rescan the growing document again and again), and what
-    loading made then moved to the oldest generation without a collection.
-
-    Turned back on, the collector would at once scan every object made meanwhile (a
-    young generation of millions, all alive): 10% of loading a large file. ``freeze``
-    then ``unfreeze`` moves every tracked object to the oldest generation instead, only
-    when nothing else froze objects (``runners.run.stream`` freezes a file being run; so
-    this is skipped then).
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            if gc.get_freeze_count() == 0:
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
-
-
 def _rule_problems(path: Path, document: dict[str, Any], schema: DomainSchema) -> Iterator[Problem]:
     """Comparison rules whose pointers no output (path) or input (when/unless) can have,
     and ignore rules that leave nothing of the output compared."""
@@ -681,7 +656,7 @@ def load_vector_file(path: Path) -> VectorFile:
     the domain schema, and I-JSON (finite numbers, safe integers, no lone
     surrogates, no duplicate keys).
     """
-    with _collector_paused():
+    with _gc.paused():
         try:
             loaded = _load_quick(path)
         except _Unvouched:  # the json module's way, whose hooks see every number
