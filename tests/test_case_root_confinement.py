@@ -5,6 +5,8 @@ and `validate` refuses what it can see statically, naming file, case and pointer
 
 from __future__ import annotations
 
+import copy
+import json
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +16,9 @@ import pytest
 
 from adapters.protocol import Adapter
 from adapters.registry import create
+from runners._cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
 
 PLATFORMS = ["python", "rust", "js"]
 
@@ -178,3 +183,176 @@ def test_the_record_fixture_refuses_a_name_that_is_a_path(
     assert output["saw"] == {}, response
     assert [r["exit_code"] for r in output["log"]] == [125], response
     untouched(outside)
+
+
+# validate: the same escapes, seen in the data
+
+
+def project_case(domain: str, having: str | None = None) -> dict[str, Any]:
+    """A copy of the project's first case of ``domain`` (whose input has ``having``),
+    to be made to escape."""
+    document = json.loads((ROOT / "vectors" / f"{domain}.json").read_text(encoding="utf-8"))
+    cases = document["cases"]
+    return copy.deepcopy(next(c for c in cases if having is None or having in c["input"]))
+
+
+def validated(
+    capsys: pytest.CaptureFixture[str], write_vectors: Any, domain: str, case: dict[str, Any]
+) -> tuple[int, str, Path]:
+    document = json.loads((ROOT / "vectors" / f"{domain}.json").read_text(encoding="utf-8"))
+    document["cases"] = [case]
+    path = write_vectors(document, name=f"{domain}.json")
+    code = main(["validate", "--no-default-vectors", "--vectors", str(path)])
+    return code, capsys.readouterr().err, path
+
+
+def detect_case() -> dict[str, Any]:
+    cases = json.loads((ROOT / "vectors" / "sandbox-paths.json").read_text(encoding="utf-8"))
+    return copy.deepcopy(next(c for c in cases["cases"] if c["input"]["op"] == "detect_container"))
+
+
+ESCAPING_TREES = {
+    "symlink-then-file": (
+        [
+            {"path": "out", "kind": "symlink", "target": "/tmp"},
+            {"path": "out/PWNED", "kind": "file"},
+        ],
+        1,
+        "lies under 'out'",
+    ),
+    "file-on-symlink": (
+        [
+            {"path": "victim", "kind": "symlink", "target": "/etc/hostname"},
+            {"path": "victim", "kind": "file", "content": "x"},
+        ],
+        1,
+        "is 'victim'",
+    ),
+    "absolute": ([{"path": "/etc/x", "kind": "dir"}], 0, "is absolute"),
+    "dotdot": ([{"path": "ws/../../x", "kind": "dir"}], 0, "'..'"),
+}
+
+
+@pytest.mark.parametrize("domain", ["sandbox-paths", "tool-call-pipeline"])
+@pytest.mark.parametrize("shape", sorted(ESCAPING_TREES))
+def test_validate_refuses_an_escaping_tree(
+    capsys: pytest.CaptureFixture[str], write_vectors: Any, domain: str, shape: str
+) -> None:
+    tree, bad, words = ESCAPING_TREES[shape]
+    if domain == "sandbox-paths":
+        case, at = detect_case(), "/tree"
+        case["input"]["tree"] = tree
+    else:
+        case, at = project_case(domain), "/sandbox/tree"
+        case["input"]["sandbox"]["tree"] = tree
+    code, err, path = validated(capsys, write_vectors, domain, case)
+    assert code == 2
+    assert f"{path}: case {case['id']!r} at /cases/0/input{at}/{bad}/path:" in err, err
+    assert words in err and "case root" in err, err
+
+
+def test_validate_accepts_a_symlink_pointing_out_of_the_root(
+    capsys: pytest.CaptureFixture[str], write_vectors: Any
+) -> None:
+    case = detect_case()
+    case["input"]["tree"] = [
+        {"path": "out", "kind": "symlink", "target": "/etc"},
+        {"path": "outside", "kind": "file"},
+        {"path": "out-too", "kind": "symlink", "target": "{root}/../x"},
+    ]
+    code, err, _ = validated(capsys, write_vectors, "sandbox-paths", case)
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("cwd", ["/tmp/x", "{root}/../x", "{root}/a//b", "{fixtures}", "{root}x"])
+def test_validate_refuses_a_hooks_cwd_outside_the_root(
+    capsys: pytest.CaptureFixture[str], write_vectors: Any, cwd: str
+) -> None:
+    case = project_case("hooks")
+    case["input"]["cwd"] = cwd
+    code, err, path = validated(capsys, write_vectors, "hooks", case)
+    assert code == 2
+    assert f"{path}: case {case['id']!r} at /cases/0/input/cwd:" in err, err
+
+
+@pytest.mark.parametrize("domain", ["hooks", "tool-call-pipeline"])
+@pytest.mark.parametrize("name", ["/tmp/abs", "..", "../up", "sub/x"])
+def test_validate_refuses_a_record_name_that_is_a_path(
+    capsys: pytest.CaptureFixture[str], write_vectors: Any, domain: str, name: str
+) -> None:
+    case = project_case(domain, having="hooks")
+    case["input"]["hooks"] = [
+        {"event": "pre_tool_use", "command": "true", "tool_pattern": "*"},
+        {
+            "event": "pre_tool_use",
+            "command": f"{{fixtures}}/record '{name}' 0",
+            "tool_pattern": "*",
+        },
+    ]
+    code, err, path = validated(capsys, write_vectors, domain, case)
+    assert code == 2
+    assert f"{path}: case {case['id']!r} at /cases/0/input/hooks/1/command:" in err, err
+    assert repr(name) in err, err
+
+
+def test_run_refuses_the_file_and_writes_nothing(
+    capsys: pytest.CaptureFixture[str], write_vectors: Any, outside: Path
+) -> None:
+    case = detect_case()
+    case["input"]["tree"] = [
+        {"path": "out", "kind": "symlink", "target": str(outside)},
+        {"path": "out/PWNED", "kind": "file"},
+    ]
+    document = json.loads((ROOT / "vectors" / "sandbox-paths.json").read_text(encoding="utf-8"))
+    document["cases"] = [case]
+    path = write_vectors(document, name="sandbox-paths.json")
+    assert main(["run", "-q", "--no-default-vectors", "--vectors", str(path)]) == 2
+    assert "lies under 'out'" in capsys.readouterr().err
+    untouched(outside)
+
+
+# The schema's bounds (issue 32: a 2.3 KB fill took a platform to 2.6 GiB)
+
+
+def test_tool_call_pipeline_tree_is_sandbox_paths_tree() -> None:
+    """One definition of a tree entry: the pipeline's copy is the same."""
+    sandbox, pipeline = (
+        json.loads((ROOT / "schemas" / f"{d}.schema.json").read_text(encoding="utf-8"))
+        for d in ("sandbox-paths", "tool-call-pipeline")
+    )
+    assert pipeline["$defs"]["tree"] == sandbox["$defs"]["tree"]
+    properties = pipeline["$defs"]["input"]["properties"]["sandbox"]["properties"]
+    assert properties["tree"] == {"$ref": "#/$defs/tree"}
+
+
+@pytest.mark.parametrize(
+    ("shape", "at"),
+    [
+        ("entries", "/cases/0/input/tree"),
+        ("depth", "/cases/0/input/tree/0/path"),
+        ("content", "/cases/0/input/tree/0/content"),
+    ],
+)
+def test_validate_refuses_a_tree_past_the_bounds(
+    capsys: pytest.CaptureFixture[str], write_vectors: Any, shape: str, at: str
+) -> None:
+    case = detect_case()
+    case["input"]["tree"] = {
+        "entries": [{"path": f"d{i}", "kind": "dir"} for i in range(257)],
+        "depth": [{"path": "/".join(["d"] * 33), "kind": "dir"}],
+        "content": [{"path": "f", "kind": "file", "content": "x" * 131073}],
+    }[shape]
+    code, err, path = validated(capsys, write_vectors, "sandbox-paths", case)
+    assert code == 2
+    assert f"{path}: case {case['id']!r} at {at}:" in err, err
+
+
+def test_validate_refuses_a_fill_past_the_bound(
+    capsys: pytest.CaptureFixture[str], write_vectors: Any
+) -> None:
+    document = json.loads((ROOT / "vectors" / "hooks.json").read_text(encoding="utf-8"))
+    case = copy.deepcopy(next(c for c in document["cases"] if "tool_input_fill" in c["input"]))
+    case["input"]["tool_input_fill"]["text"] = "x" * 17
+    code, err, path = validated(capsys, write_vectors, "hooks", case)
+    assert code == 2
+    assert f"{path}: case {case['id']!r} at /cases/0/input/tool_input_fill/text:" in err, err
