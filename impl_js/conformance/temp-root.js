@@ -1,7 +1,7 @@
 // A fresh temporary directory per case (canonical path), and the tree builder
 // that the filesystem domains share. Removal never follows links.
 //
-// Confinement (docs/protocol.md, "What a vector file can and cannot do"): every
+// Confinement (docs/protocol.md, "Case roots: what an OS-domain case writes"): every
 // path a case creates or writes is a plain relative path under the root, reached
 // one directory at a time without following a symlink, and a file is never opened
 // for writing through one (O_NOFOLLOW). A symlink may point anywhere (sandbox-paths'

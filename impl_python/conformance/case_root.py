@@ -1,5 +1,5 @@
 """Confinement of what an OS-domain case writes to its case root (docs/protocol.md,
-"What a vector file can and cannot do").
+"Case roots: what an OS-domain case writes").
 
 Every path a case creates or writes (a tree entry, a hook's working directory) is
 relative to the case root, has no empty, ``.`` or ``..`` component, and is reached

@@ -1,5 +1,5 @@
 """What ``validate`` can see of a case writing outside its case root (docs/protocol.md,
-"What a vector file can and cannot do"): a tree entry whose path is not plain or that
+"Case roots: what an OS-domain case writes"): a tree entry whose path is not plain or that
 is, or lies under, a path an earlier entry made a symlink; a hooks ``cwd`` not under
 ``{root}``; a ``record`` fixture given a name that is a path.
 

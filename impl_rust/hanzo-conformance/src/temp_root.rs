@@ -1,6 +1,6 @@
 //! A fresh temporary directory per case, removed (links not followed) when dropped,
-//! and the confinement of what a case writes into it (docs/protocol.md, "What a
-//! vector file can and cannot do"): every path a case creates or writes is a plain
+//! and the confinement of what a case writes into it (docs/protocol.md, "Case roots:
+//! what an OS-domain case writes"): every path a case creates or writes is a plain
 //! relative path under the root, reached one directory at a time without following
 //! a symlink; a file is never opened for writing through one. A symlink may point
 //! anywhere (sandbox-paths' test material); nothing is created or written through it.
