@@ -26,6 +26,7 @@ from adapters._resources import project_dir
 from .. import _gc
 from .._input_files import not_regular
 from ..exceptions import Problem, VectorFileError
+from . import confinement
 from .clauses import DOCS_DIR, contract_path, domain_clause_ids
 from .pointer import escape
 from .pointer import parse as parse_pointer
@@ -579,6 +580,17 @@ def _case_problems(
                 )
     if input_ok:
         yield from _variant_problems(path, case_id, base, raw["input"], variants)
+        if schema is not None:
+            yield from _confinement_problems(path, raw, index, schema.domain)
+
+
+def _confinement_problems(
+    path: Path, raw: dict[str, Any], index: int, domain: str
+) -> Iterator[Problem]:
+    """What a schema-valid case of an OS domain shows of writing outside its case root."""
+    case_id = raw.get("id") if isinstance(raw.get("id"), str) else f"#{index}"
+    for where, message in confinement.problems(domain, raw.get("input")):
+        yield Problem(path, case_id, f"/cases/{index}/input{where}", message)
 
 
 def _variant_problems(
@@ -767,6 +779,10 @@ def _load_plain(
         raise _Unvouched  # a case's other members are strings (the schema said)
     if len(set(map(_ids, raw_cases))) != len(raw_cases):
         return None
+    if domain in confinement.CONFINED_DOMAINS and any(
+        next(confinement.problems(domain, raw["input"]), None) for raw in raw_cases
+    ):
+        return None
     variants = document.get("variants", ())
     if variants:
         for index, raw in enumerate(raw_cases):
@@ -880,6 +896,8 @@ def _load_checked(path: Path) -> VectorFile:
         )
         if variants or not plain:
             problems.extend(_case_problems(path, raw, index, schema, clauses, variants, tags))
+        elif schema is not None and schema.domain in confinement.CONFINED_DOMAINS:
+            problems.extend(_confinement_problems(path, raw, index, schema.domain))
     if problems:
         raise VectorFileError(problems)
 
