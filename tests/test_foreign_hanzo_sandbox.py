@@ -38,7 +38,8 @@ def test_its_ledger_records_every_divergence_and_path_checks_are_skips(
     assert code == 0
     platform = doc["summary"]["platforms"]["hanzo-sandbox"]
     assert (platform["implementation"], platform["version"]) == ("hanzo-sandbox", "0.1.0")
-    counts = doc["summary"]["matrix"]["sandbox-paths"]["hanzo-sandbox"]
+    counts = dict(doc["summary"]["matrix"]["sandbox-paths"]["hanzo-sandbox"])
+    assert counts.pop("partial", 0) == 0  # none sent until the harness takes them
     assert counts == {"pass": 2, "fail": 0, "error": 0, "skip": 82, "xfail": 16, "not_run": 0}
     skipped = [r for r in doc["results"] if r["status"] == "skip"]
     no_check = [r for r in skipped if "has no path check" in r["message"]]

@@ -36,7 +36,10 @@ def _run(
 
 
 def _counts(doc: dict[str, Any], domain: str) -> dict[str, int]:
-    counts: dict[str, int] = doc["summary"]["matrix"][domain]["hanzoai-runtime"]
+    """The matrix cell, with no partial answer in it: the worker sends none until the
+    harness takes them (PARTIAL_ANSWERS); a harness that counts them has a 0 there."""
+    counts: dict[str, int] = dict(doc["summary"]["matrix"][domain]["hanzoai-runtime"])
+    assert counts.pop("partial", 0) == 0
     return counts
 
 
@@ -47,8 +50,14 @@ def test_its_ledger_records_every_divergence_and_its_gaps_are_skips(
     assert code == 0
     platform = doc["summary"]["platforms"]["hanzoai-runtime"]
     assert (platform["implementation"], platform["version"]) == ("hanzoai", "8.5.914")
-    counts = doc["summary"]["matrix"]["mcp-normalization"]["hanzoai-runtime"]
-    assert counts == {"pass": 27, "fail": 0, "error": 0, "skip": 39, "xfail": 19, "not_run": 0}
+    assert _counts(doc, "mcp-normalization") == {
+        "pass": 27,
+        "fail": 0,
+        "error": 0,
+        "skip": 39,
+        "xfail": 19,
+        "not_run": 0,
+    }
     skipped = {r["message"] for r in doc["results"] if r["status"] == "skip"}
     assert len(skipped) == 2 and all(
         "has no function" in m or "no tool table" in m for m in skipped
