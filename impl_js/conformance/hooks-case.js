@@ -1,6 +1,6 @@
 // The hooks case, asynchronously: run the case's hooks for real with HookRunner
-// in a temporary root; report what the `record` fixtures saw and which processes
-// the `sleeper`/`daemon` fixtures left alive. conformance/hooks.js runs it to
+// in a temporary root; report what the `record` fixtures saw and which of the
+// platform's other processes (its PID namespace, or its session) were left alive. conformance/hooks.js runs it to
 // completion synchronously (the JSON layer is synchronous).
 import { mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -12,6 +12,8 @@ import { PLACEHOLDER, str } from "./temp-root.js";
 
 export const FIXTURES = process.env.HANZO_HOOK_FIXTURES ?? fileURLToPath(new URL("../../fixtures/hooks", import.meta.url));
 const LEFTOVER_WAIT_MS = 1000;
+// How the harness confined this process (set by adapters/isolation.py, which owns it).
+const ISOLATION_ENV = "HANZO_CONFORMANCE_ISOLATION";
 
 /**
  * Files under `dir` (recursively) whose name ends with `suffix`, sorted.
@@ -37,9 +39,51 @@ function alive(pid) {
   }
 }
 
-/** @param {string} root */
-async function leftovers(root) {
-  const pids = filesEnding(root, ".pids").flatMap((f) => readFileSync(f, "utf8").split(/\s+/).filter(Boolean).map(Number));
+/**
+ * `/proc/<pid>/stat` after the command name: state, ppid, pgrp, session, ...
+ * @param {string} pid
+ * @returns {string[] | null}
+ */
+function statFields(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * This platform's other processes, as the harness confined it (adapters/isolation.py
+ * owns HANZO_CONFORMANCE_ISOLATION): every process of its PID namespace when it is that
+ * namespace's init, else every process of the session it leads. Never a list a hook
+ * could write (a forged one would have this kill any pid).
+ * @returns {number[]}
+ */
+function others() {
+  const mode = process.env[ISOLATION_ENV];
+  const me = process.pid;
+  const mySession = statFields("self")?.[3];
+  /** @type {string | null} The session a process must be in (null: any, in our own namespace). */
+  let session;
+  if (mode === "namespace" && me === 1) session = null;
+  else if (mode === "session" && mySession === String(me)) session = mySession;
+  else {
+    throw new Error(
+      `leftover processes are counted only in a platform process the harness confined (${ISOLATION_ENV} is ${JSON.stringify(mode ?? null)}, pid ${me})`,
+    );
+  }
+  return readdirSync("/proc")
+    .filter((name) => /^[0-9]+$/.test(name) && Number(name) !== me)
+    .filter((name) => {
+      const fields = statFields(name);
+      return fields !== null && (session === null || fields[3] === session);
+    })
+    .map(Number);
+}
+
+async function leftovers() {
+  const pids = others();
   const deadline = Date.now() + LEFTOVER_WAIT_MS;
   let living = pids.filter(alive);
   while (living.length > 0 && Date.now() < deadline) {
@@ -154,6 +198,6 @@ export async function runCase(input, root) {
     ran: result.ran,
     log: result.log.map((r) => ({ code: r.code, hook: r.hook, exit_code: r.exitCode, signal: r.signal })),
     saw: saw(root, input.observe),
-    leftover_processes: await leftovers(root),
+    leftover_processes: await leftovers(),
   };
 }

@@ -2,8 +2,9 @@
 
 ``{root}`` (the case root) and ``{fixtures}`` (fixtures/hooks/) are replaced in hook
 commands, ``cwd`` and ``env`` values. What each ``record`` fixture wrote becomes
-``saw``; processes whose pids the ``sleeper``/``daemon`` fixtures wrote and that
-are still alive after the run are counted in ``leftover_processes`` (then killed).
+``saw``; the platform's other processes still alive after the run (in its PID
+namespace, or its session: ``_others``) are counted in ``leftover_processes`` (then
+killed).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ FIXTURES = os.environ.get(
     "HANZO_HOOK_FIXTURES", str(Path(__file__).resolve().parents[2] / "fixtures" / "hooks")
 )
 LEFTOVER_WAIT_S = 1.0
+# How the harness confined this process (set by adapters/isolation.py, which owns it).
+ISOLATION_ENV = "HANZO_CONFORMANCE_ISOLATION"
 
 
 def _bad(message: str) -> ValueError:
@@ -41,10 +44,45 @@ def _alive(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[0] not in ("Z", "X")
 
 
-def _leftovers(root: str) -> int:
-    pids = [int(p) for f in Path(root).rglob("*.pids") for p in f.read_text().split()]
+def _stat_fields(pid: str) -> list[str] | None:
+    """``/proc/<pid>/stat`` after the command name: state, ppid, pgrp, session, ..."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    return stat[stat.rfind(b")") + 2 :].decode("ascii", "replace").split()
+
+
+def _others() -> list[int]:
+    """This platform's other processes (zombies included; the caller filters), as the
+    harness confined it (adapters/isolation.py ``ISOLATION_ENV``): every process of its
+    PID namespace when it is that namespace's init, else every process of the session it
+    leads. Never a list a hook could write (a forged one would have this kill any pid)."""
+    mode, me = os.environ.get(ISOLATION_ENV), os.getpid()
+    # The session a process must be in to count (None: any, in our own namespace).
+    session: str | None
+    if mode == "namespace" and me == 1:
+        session = None
+    elif mode == "session" and os.getsid(0) == me:
+        session = str(me)
+    else:
+        raise RuntimeError(
+            "leftover processes are counted only in a platform process the harness "
+            f"confined ({ISOLATION_ENV} is {mode!r}, pid {me}): run hooks cases served, "
+            "not in-process"
+        )
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) != me:
+            fields = _stat_fields(name)
+            if fields is not None and (session is None or fields[3] == session):
+                found.append(int(name))
+    return found
+
+
+def _leftovers() -> int:
     deadline = time.monotonic() + LEFTOVER_WAIT_S
-    alive = [p for p in pids if _alive(p)]
+    alive = [p for p in _others() if _alive(p)]
     while alive and time.monotonic() < deadline:
         time.sleep(0.01)
         alive = [p for p in alive if _alive(p)]
@@ -143,7 +181,7 @@ def _run_in(case_input: dict[str, Any], root: str) -> dict[str, Any]:
             for r in outcome.log
         ],
         "saw": _saw(root, [str(v) for v in observe]),
-        "leftover_processes": _leftovers(root),
+        "leftover_processes": _leftovers(),
     }
 
 

@@ -1,6 +1,6 @@
 //! `hooks`: run the case's hooks for real with [`hanzo_hooks::HookRunner`] in a
-//! [`TempRoot`], and report what the `record` fixtures saw and which processes
-//! the `sleeper`/`daemon` fixtures left alive.
+//! [`TempRoot`], and report what the `record` fixtures saw and which of the
+//! platform's other processes (its PID namespace, or its session) were left alive.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -12,6 +12,8 @@ use crate::temp_root::{TempRoot, PLACEHOLDER};
 use crate::CaseError;
 
 const LEFTOVER_WAIT: Duration = Duration::from_secs(1);
+/// How the harness confined this process (set by adapters/isolation.py, which owns it).
+const ISOLATION_ENV: &str = "HANZO_CONFORMANCE_ISOLATION";
 
 /// The harness validated the input against the schema: a mismatch is a bug here.
 fn bad(message: &str) -> CaseError {
@@ -135,16 +137,53 @@ fn alive(pid: u32) -> bool {
     })
 }
 
-fn leftovers(root: &Path) -> usize {
-    let pids: Vec<u32> = files_ending(root, ".pids")
-        .iter()
-        .filter_map(|f| std::fs::read_to_string(f).ok())
-        .flat_map(|text| {
-            text.split_whitespace()
-                .filter_map(|p| p.parse().ok())
-                .collect::<Vec<_>>()
-        })
-        .collect();
+/// `/proc/<pid>/stat` after the command name: state, ppid, pgrp, session, ...
+fn stat_fields(pid: &str) -> Option<Vec<String>> {
+    let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+    let end = stat.iter().rposition(|&b| b == b')')?;
+    let rest = String::from_utf8_lossy(stat.get(end + 2..)?).into_owned();
+    Some(rest.split_whitespace().map(str::to_owned).collect())
+}
+
+/// This platform's other processes, as the harness confined it (adapters/isolation.py
+/// owns `HANZO_CONFORMANCE_ISOLATION`): every process of its PID namespace when it is
+/// that namespace's init, else every process of the session it leads. Never a list a
+/// hook could write (a forged one would have this kill any pid).
+/// Not confined (the platform driven in-process): a crash of the case.
+fn others() -> Vec<u32> {
+    let mode = std::env::var(ISOLATION_ENV).unwrap_or_default();
+    let me = std::process::id();
+    let my_session = stat_fields("self").and_then(|f| f.get(3).cloned());
+    // The session a process must be in to count (None: any, in our own namespace).
+    let session = match mode.as_str() {
+        "namespace" if me == 1 => None,
+        "session" if my_session.as_deref() == Some(me.to_string().as_str()) => my_session,
+        _ => panic!(
+            "leftover processes are counted only in a platform process the harness \
+             confined ({ISOLATION_ENV} is {mode:?}, pid {me}): run hooks cases served, \
+             not in-process"
+        ),
+    };
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Ok(pid) = name.parse::<u32>() else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        if let Some(fields) = stat_fields(&name) {
+            if session.is_none() || fields.get(3) == session.as_ref() {
+                found.push(pid);
+            }
+        }
+    }
+    found
+}
+
+fn leftovers() -> usize {
+    let pids = others();
     let deadline = Instant::now() + LEFTOVER_WAIT;
     let mut living: Vec<u32> = pids.into_iter().filter(|&p| alive(p)).collect();
     while !living.is_empty() && Instant::now() < deadline {
@@ -279,7 +318,7 @@ fn run_in(input: &Value, root: &TempRoot) -> Result<Value, CaseError> {
             "code": r.code, "hook": r.hook, "exit_code": r.exit_code, "signal": r.signal,
         })).collect::<Vec<_>>(),
         "saw": saw(root, &observe),
-        "leftover_processes": leftovers(root.path()),
+        "leftover_processes": leftovers(),
     }))
 }
 
