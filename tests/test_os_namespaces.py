@@ -176,6 +176,13 @@ def test_hooks_that_kill_everything_or_their_runner_end_only_themselves(tmp_path
             "while [ ! -e ready ]; do sleep 0.01; done; exit 0",
             {"leftover_processes": 1},
         ),
+        # SIGUSR1 opened Node's inspector on 127.0.0.1:9229 (240D), to any local process.
+        hook_case(
+            "usr1-the-runner",
+            "kill -USR1 $PPID; sleep 0.5; grep -qi ':240D 00000000:0000 0A' /proc/net/tcp && "
+            "{ echo inspector listening >&2; exit 2; }; exit 0",
+            {},
+        ),
         hook_case("after", "exit 0", {}),
     ]
     vectors = write_hooks_file(tmp_path, cases)
