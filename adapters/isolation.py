@@ -72,7 +72,8 @@ KEPT = (HOOK_FIXTURES_ENV, "PYTHONPATH", "LANG", "LC_ALL", "LC_CTYPE")
 """The harness's variables a confined worker keeps: where the hook programs are, where
 Python finds the platform's modules when the harness was told so, and the locale."""
 TEMP_PREFIX = "hanzo-conformance-"
-"""Each worker's temporary folder is ``<tmp>/hanzo-conformance-<harness pid>-<random>``."""
+"""Each worker's temporary folder is
+``<tmp>/hanzo-conformance-<PID namespace inode>-<harness pid>-<random>``."""
 
 _STARTED = time.time()
 _PROBE_TIMEOUT_S = 10.0
@@ -153,12 +154,28 @@ def platform_environment(temp: str, *, namespaced: bool) -> dict[str, str]:
     return env
 
 
+def _pid_namespace() -> str:
+    """This process's PID namespace (its inode), so that a pid in a folder's name is only
+    looked up in the namespace it means: a harness in a container or under ``unshare``
+    sharing ``/tmp`` must not take the folders of a live harness outside for dead."""
+    try:
+        link = os.readlink("/proc/self/ns/pid")  # "pid:[4026531836]"
+    except OSError:
+        return "0"
+    digits = "".join(c for c in link if c.isdigit())
+    return digits or "0"
+
+
+def _own_prefix(pid: int | None = None) -> str:
+    return f"{TEMP_PREFIX}{_pid_namespace()}-{os.getpid() if pid is None else pid}-"
+
+
 class WorkerTemp:
     """One worker's temporary folder: made at spawn, removed when the worker ends."""
 
     def __init__(self) -> None:
         sweep_stale()
-        self.path = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
+        self.path = tempfile.mkdtemp(prefix=_own_prefix())
 
     def remove(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
@@ -177,19 +194,20 @@ def _pid_alive(pid: int) -> bool:
 @functools.cache
 def sweep_stale(directory: str | None = None) -> tuple[str, ...]:
     """Remove the worker folders a killed harness left behind (once per process and
-    folder): only those named ``hanzo-conformance-<pid>-*``, owned by this user, last
-    changed before this harness started, whose harness process ``<pid>`` is gone.
-    Returns what was removed."""
+    folder): only those named ``hanzo-conformance-<pid namespace>-<pid>-*`` for this
+    process's PID namespace, owned by this user, last changed before this harness
+    started, whose harness process ``<pid>`` is gone. Returns what was removed."""
     base = Path(directory or tempfile.gettempdir())
+    ours = f"{TEMP_PREFIX}{_pid_namespace()}-"
     removed: list[str] = []
     try:
         entries = list(os.scandir(base))
     except OSError:
         return ()
     for entry in entries:
-        if not entry.name.startswith(TEMP_PREFIX):
+        if not entry.name.startswith(ours):
             continue
-        pid_text = entry.name[len(TEMP_PREFIX) :].partition("-")[0]
+        pid_text = entry.name[len(ours) :].partition("-")[0]
         if not pid_text.isdigit() or int(pid_text) == os.getpid():
             continue
         try:

@@ -23,7 +23,7 @@ from .gate.verdict import EXIT_USAGE, exit_code
 from .reports.history import render_history
 from .reports.html import render_html
 from .reports.markdown import render_markdown
-from .reports.meta import run_metadata
+from .reports.meta import isolation, run_metadata
 from .reports.results_file import ResultsWriter, put_in_place, read_results
 from .reports.text import Problems, render_text, text_report
 from .run import stream as _stream
@@ -238,6 +238,9 @@ def _summary(
 ) -> dict[str, Any]:
     summary = sink.tally.summary(platforms)
     summary["run"] = run_metadata(sink.digest)
+    note = isolation(summary)
+    if note is not None:
+        summary["run"]["isolation"] = note
     if args.shard:
         summary["run"]["shard"] = f"{args.shard[0]}/{args.shard[1]}"
     if ledgers:

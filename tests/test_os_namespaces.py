@@ -289,16 +289,46 @@ def test_only_stale_worker_folders_are_swept(tmp_path: Path) -> None:
         os.utime(path, (mtime, mtime))
         return path
 
-    stale = folder(f"hanzo-conformance-{dead.pid}-abc")
-    live = folder(f"hanzo-conformance-{os.getppid()}-abc")  # its harness still runs
-    mine = folder(f"hanzo-conformance-{os.getpid()}-abc")  # this process's own
-    new = folder(f"hanzo-conformance-{dead.pid}-new", mtime=time.time() + 60)
-    other = folder(f"not-hanzo-{dead.pid}-abc")
-    link = tmp_path / f"hanzo-conformance-{dead.pid}-link"
+    ns = os.readlink("/proc/self/ns/pid").strip("pid:[]")
+    stale = folder(f"hanzo-conformance-{ns}-{dead.pid}-abc")
+    live = folder(f"hanzo-conformance-{ns}-{os.getppid()}-abc")  # its harness still runs
+    mine = folder(f"hanzo-conformance-{ns}-{os.getpid()}-abc")  # this process's own
+    new = folder(f"hanzo-conformance-{ns}-{dead.pid}-new", mtime=time.time() + 60)
+    # A harness in another PID namespace: its pid means nothing here.
+    elsewhere = folder(f"hanzo-conformance-{int(ns) + 1}-{dead.pid}-abc")
+    other = folder(f"not-hanzo-{ns}-{dead.pid}-abc")
+    link = tmp_path / f"hanzo-conformance-{ns}-{dead.pid}-link"
     link.symlink_to(other)
     assert sweep_stale(str(tmp_path)) == (str(stale),)
     assert not stale.exists()
-    assert all(p.exists() for p in (live, mine, new, other, link))
+    assert all(p.exists() for p in (live, mine, new, elsewhere, other, link))
+
+
+def test_a_run_sweeps_what_a_killed_run_left(tmp_path: Path) -> None:
+    # A harness killed by SIGKILL leaves its workers' folders; the next run removes them.
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    vectors = write_hooks_file(tmp_path, [hook_case("slow", "sleep 4715", {}, timeout_ms=60000)])
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    command = [sys.executable, "-m", "runners", *run_args(vectors, tmp_path / "r.json")]
+    killed = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not list(scratch.glob("hanzo-conformance-*/hanzo-hooks-*")):
+        assert time.monotonic() < deadline and killed.poll() is None
+        time.sleep(0.05)
+    killed.kill()
+    killed.wait()
+    left = list(scratch.iterdir())
+    assert left
+    old = time.time() - 60
+    for folder in left:
+        os.utime(folder, (old, old))
+    plain = write_hooks_file(tmp_path, [hook_case("plain", "exit 0", {})])
+    command = [sys.executable, "-m", "runners", *run_args(plain, tmp_path / "r2.json", "python")]
+    subprocess.run(command, cwd=ROOT, env=env, capture_output=True, timeout=300, check=True)
+    assert list(scratch.iterdir()) == []
+    for pid in alive_with_argument("4715"):  # without namespaces the hooks outlive a SIGKILL
+        os.kill(pid, 9)
 
 
 # -- the report says when there were no namespaces -----------------------------------
@@ -311,10 +341,12 @@ def test_a_run_without_namespaces_says_so_once(tmp_path: Path) -> None:
         out = tmp_path / f"results-{label}.json"
         env = {**os.environ, isolation.NO_NAMESPACES_ENV: value}
         command = [sys.executable, "-m", "runners", *run_args(vectors, out, "python")]
-        subprocess.run(command, cwd=ROOT, env=env, capture_output=True, timeout=300, check=True)
-        notes[label] = json.loads(out.read_text(encoding="utf-8"))["summary"]["run"].get(
-            "isolation"
+        done = subprocess.run(
+            command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=True
         )
-    assert notes["without"] is not None and "no PID namespaces" in notes["without"]
+        run = json.loads(out.read_text(encoding="utf-8"))["summary"]["run"]
+        notes[label] = (run.get("isolation"), done.stdout.count("isolation: "))
+    note, lines = notes["without"]
+    assert note is not None and "no PID namespaces" in note and lines == 1
     if namespace_prefix() is not None:
-        assert notes["with"] is None
+        assert notes["with"] == (None, 0)
