@@ -21,6 +21,12 @@ the platforms ``python``, ``rust`` and ``js`` (``confined_launch``) therefore st
   Without namespaces the worker still leads a session of its own and the layers count
   the session; the run's report says so once (``isolation_note``).
 
+Being an init changes what a worker's own death looks like: the kernel ignores every
+signal without a handler sent to an init from inside its namespace, its own included,
+so an ``abort()`` ends by SIGSEGV (glibc's fallback) and a worker killed by SIGKILL
+from outside is reported by util-linux 2.38's unshare as exit code 1 ("sigprocmask
+unblock failed"). The stderr the harness reports still says what happened.
+
 Foreign workers (``--worker``) are the user's own programs and start as before.
 """
 
@@ -49,6 +55,7 @@ __all__ = [
     "WorkerTemp",
     "confined_launch",
     "isolation_note",
+    "limit_prefix",
     "memory_limit",
     "namespace_prefix",
     "platform_environment",
@@ -226,10 +233,19 @@ def sweep_stale(directory: str | None = None) -> tuple[str, ...]:
     return tuple(removed)
 
 
+def limit_prefix(limit: int, *, prlimit: str | None = None) -> list[str]:
+    """The argv prefix that runs a command under RLIMIT_AS ``limit``: util-linux
+    ``prlimit`` where there is one (``prlimit``: its path, "" for none, None to look
+    on ``PATH``), else this Python (which costs an interpreter start per worker)."""
+    tool = shutil.which("prlimit") if prlimit is None else prlimit
+    if tool:
+        return [tool, f"--as={limit}", "--"]
+    return [sys.executable, "-I", "-S", "-c", _LIMIT_CODE, str(limit), "--"]
+
+
 def confined_launch(argv: Sequence[str]) -> tuple[list[str], dict[str, str], WorkerTemp]:
     """The argv, environment and temporary folder a confined worker is started with."""
     temp = WorkerTemp()
     prefix = namespace_prefix()
-    limited = [sys.executable, "-I", "-S", "-c", _LIMIT_CODE, str(memory_limit()), "--"]
-    command = [*limited, *(prefix or ()), *argv]
+    command = [*limit_prefix(memory_limit()), *(prefix or ()), *argv]
     return command, platform_environment(temp.path, namespaced=prefix is not None), temp

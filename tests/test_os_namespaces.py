@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -255,6 +256,18 @@ def test_a_hook_cannot_map_more_than_the_memory_limit(
     for platform in PLATFORMS:
         result = statuses(out)[platform, "map-3-gib"]
         assert result["status"] == "pass", (platform, result)
+
+
+@pytest.mark.parametrize("tool", ["prlimit", "python"])
+def test_both_ways_of_limiting_memory_limit_it(tool: str) -> None:
+    if tool == "prlimit" and shutil.which("prlimit") is None:
+        pytest.skip("no util-linux prlimit on PATH")
+    # ``python``: a prlimit that is not there, so the Python fallback runs.
+    prefix = isolation.limit_prefix(2 << 30, prlimit=None if tool == "prlimit" else "")
+    assert (prefix[0] == shutil.which("prlimit")) == (tool == "prlimit")
+    grab = [sys.executable, "-I", "-S", "-c", "import mmap; mmap.mmap(-1, 3 << 30)"]
+    assert subprocess.run(grab, capture_output=True, check=False).returncode == 0
+    assert subprocess.run([*prefix, *grab], capture_output=True, check=False).returncode == 1
 
 
 def test_a_timed_out_case_leaves_no_folder(tmp_path: Path) -> None:
