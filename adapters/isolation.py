@@ -42,6 +42,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ._resources import HOOK_FIXTURES_ENV
 
@@ -59,6 +60,7 @@ __all__ = [
     "memory_limit",
     "namespace_prefix",
     "platform_environment",
+    "remove_tree",
     "sweep_stale",
 ]
 
@@ -185,7 +187,28 @@ class WorkerTemp:
         self.path = tempfile.mkdtemp(prefix=_own_prefix())
 
     def remove(self) -> None:
-        shutil.rmtree(self.path, ignore_errors=True)
+        remove_tree(self.path)
+
+
+def remove_tree(path: str) -> None:
+    """Remove ``path`` and everything under it, never following a symlink; a folder a
+    hook made unreadable or unwritable (chmod 000) is made ours again and retried."""
+
+    def retry(function: Any, failed: str, _: Any) -> None:
+        with contextlib.suppress(OSError):
+            parent = os.path.dirname(failed)
+            if not os.path.islink(parent):
+                os.chmod(parent, 0o700)
+            if os.path.isdir(failed) and not os.path.islink(failed):
+                os.chmod(failed, 0o700)
+                shutil.rmtree(failed, ignore_errors=True)
+            else:
+                function(failed)
+
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(path, onexc=retry)
+    else:
+        shutil.rmtree(path, onerror=retry)
 
 
 def _pid_alive(pid: int) -> bool:
@@ -228,7 +251,7 @@ def sweep_stale(directory: str | None = None) -> tuple[str, ...]:
             or _pid_alive(int(pid_text))
         ):
             continue
-        shutil.rmtree(entry.path, ignore_errors=True)
+        remove_tree(entry.path)
         removed.append(entry.path)
     return tuple(removed)
 

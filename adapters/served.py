@@ -17,7 +17,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .protocol import Adapter, Implementation, Request, Response
+from .protocol import Adapter, BaseAdapter, Implementation, Request, Response
 from .serve import MAX_GROUP
 from .worker import WorkerAdapter
 
@@ -49,15 +49,19 @@ OS_DOMAINS = frozenset({"hooks", "sandbox-paths", "config-merge", "tool-call-pip
 code (docs/protocol.md, "What a vector file can do")."""
 
 
-class OsDomainsServed:
+class OsDomainsServed(BaseAdapter):
     """An in-process platform whose OS-domain cases go to ``served`` (a confined child,
-    started at the first such case), every other case to ``inner`` in this process."""
+    started at the first such case), every other case to ``inner`` in this process (on
+    the caller's thread: ``in_process``). The child's protocol problems are the
+    platform's; a child declared broken fails the OS-domain cases alone (its crash
+    answers say so), so the platform is never ``broken`` as a whole."""
 
     def __init__(self, inner: Adapter, served: WorkerAdapter) -> None:
         self.name = inner.name
         self.inner = inner
         self.served = served
         self._served_started = False
+        self.problems = served.problems  # the child's list, as it grows (inner has none)
 
     def start(self) -> Implementation:
         return self.inner.start()

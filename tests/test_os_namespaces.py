@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -363,3 +364,47 @@ def test_a_run_without_namespaces_says_so_once(tmp_path: Path) -> None:
     assert note is not None and "no PID namespaces" in note and lines == 1
     if namespace_prefix() is not None:
         assert notes["with"] == (None, 0)
+
+
+LOCKED_TREE = """
+import os, sys
+sys.path.insert(0, os.getcwd())
+from pathlib import Path
+from adapters.isolation import remove_tree
+base = Path(sys.argv[1])
+top = base / "hanzo-conformance-x"
+locked = top / "root" / "locked"
+locked.mkdir(parents=True)
+(locked / "file").write_text("x")
+(base / "outside").mkdir()
+(base / "outside" / "kept").write_text("x")
+(top / "root" / "link").symlink_to(base / "outside")
+locked.chmod(0)
+(top / "root").chmod(0o500)
+remove_tree(str(top))
+print(top.exists(), (base / "outside" / "kept").exists())
+"""
+
+
+def test_a_worker_folder_a_hook_locked_is_removed_all_the_same(tmp_path: Path) -> None:
+    # chmod 000 on a folder stops its owner (not root) from emptying it: run as an
+    # ordinary user (nobody, through setpriv, when this is root).
+    drop: list[str] = []
+    base = tmp_path
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("root, and no setpriv to run as an ordinary user")
+        drop = [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+        base = Path(tempfile.mkdtemp())
+        shutil.chown(base, "nobody")
+    try:
+        done = subprocess.run(
+            [*drop, sys.executable, "-c", LOCKED_TREE, str(base)],
+            cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert done.stdout.split() == ["False", "True"], done.stderr
+    finally:
+        if base != tmp_path:
+            subprocess.run(["chmod", "-R", "u+rwx", str(base)], check=False)
+            shutil.rmtree(base, ignore_errors=True)
