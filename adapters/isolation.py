@@ -18,8 +18,9 @@ the platforms ``python``, ``rust`` and ``js`` (``confined_launch``) therefore st
   (``namespace_prefix``): ``kill -9 -1`` or ``kill $PPID`` in a hook then reaches the
   namespace alone (whose init ignores them), nothing in it outlives the worker, and
   the hooks layers count leftover processes from the namespace (``ISOLATION_ENV``).
-  Without namespaces the worker still leads a session of its own and the layers count
-  the session; the run's report says so once (``isolation_note``).
+  Without namespaces the worker still leads a session of its own, and the layers count
+  the processes working in the case root; the run's report says so once
+  (``isolation_note``).
 
 Being an init changes what a worker's own death looks like: the kernel ignores every
 signal without a handler sent to an init from inside its namespace, its own included,
@@ -66,8 +67,10 @@ __all__ = [
 
 ISOLATION_ENV = "HANZO_CONFORMANCE_ISOLATION"
 """Set by the harness in a confined worker's environment: ``namespace`` (the worker is
-its PID namespace's init) or ``session`` (it leads a session of its own). The hooks
-layers count leftover processes there; a hook cannot change its platform's environment."""
+its PID namespace's init: the hooks layers count every other process of it as a
+leftover) or ``session`` (it leads a session of its own, with no namespace: the layers
+count the processes working in the case root). A hook cannot change its platform's
+environment."""
 NO_NAMESPACES_ENV = "HANZO_CONFORMANCE_NO_NAMESPACES"
 """Set (not empty, not 0) in the harness's environment: start no namespaces (as on a
 machine without them)."""
@@ -148,9 +151,10 @@ def isolation_note() -> str | None:
         return None
     return (
         "no PID namespaces on this machine (unshare --pid --fork --mount-proc failed, or "
-        f"{NO_NAMESPACES_ENV} is set): the platforms' hooks ran in a session of their "
-        "own, so a hook could still signal any process of this user (kill -9 -1) and a "
-        "hook that leaves its session (setsid) can outlive its case"
+        f"{NO_NAMESPACES_ENV} is set): the platforms' hooks ran without them, so a hook "
+        "could still signal any process of this user (kill -9 -1), read "
+        "the harness's environment in /proc, and leave a process that outlives its case "
+        "by leaving the case root's directory"
     )
 
 

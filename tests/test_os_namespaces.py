@@ -213,6 +213,34 @@ def test_hooks_that_kill_everything_or_their_runner_end_only_themselves(tmp_path
         assert alive_with_argument(argument) == []
 
 
+SPAWN_OWN_GROUP = (
+    "import subprocess as s; n = s.DEVNULL; "
+    "s.Popen(['sleep', '{seconds}'], process_group=0, stdin=n, stdout=n, stderr=n)"
+)
+
+
+@pytest.mark.parametrize("namespaces", [True, False], ids=["namespaces", "no-namespaces"])
+def test_every_platform_counts_and_ends_what_a_hook_leaves(
+    tmp_path: Path, namespaces: bool
+) -> None:
+    # A process in a group of its own, working in the case root, outlives HOOK-10's
+    # group kill: a leftover, counted and killed, with namespaces or without.
+    if namespaces and namespace_prefix() is None:
+        pytest.skip(NO_NAMESPACES)
+    seconds = "4717" if namespaces else "4718"
+    spawn = SPAWN_OWN_GROUP.format(seconds=seconds)
+    left = hook_case("left", f'{sys.executable} -c "{spawn}"', {"leftover_processes": 1})
+    vectors = write_hooks_file(tmp_path, [left])
+    out = tmp_path / "results.json"
+    env = {**os.environ, isolation.NO_NAMESPACES_ENV: "" if namespaces else "1"}
+    command = [sys.executable, "-m", "runners", *run_args(vectors, out)]
+    subprocess.run(command, cwd=ROOT, env=env, capture_output=True, timeout=300, check=False)
+    for platform in PLATFORMS:
+        result = statuses(out)[platform, "left"]
+        assert result["status"] == "pass", (platform, result)
+    assert alive_with_argument(seconds) == []
+
+
 def test_a_forged_pids_file_makes_no_platform_kill_that_pid(tmp_path: Path) -> None:
     # The leftover count came from the *.pids files under the case root: any pid a
     # hook wrote there was SIGKILLed. It comes from the namespace or session now.
@@ -229,15 +257,36 @@ def test_a_forged_pids_file_makes_no_platform_kill_that_pid(tmp_path: Path) -> N
         victim.wait()
 
 
-def test_an_unconfined_hooks_layer_refuses_to_count(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Driven in this process (neither its namespace's init nor a session leader the
-    # harness made), the layer would count and kill the harness's own processes.
+def test_a_layer_without_a_namespace_counts_what_works_in_the_case_root(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Driven directly (as the native vector runners drive it, or confined without
+    # namespaces), a layer counts (and kills) the processes working in the case root:
+    # not the pids a hook wrote (another session's process, the caller itself).
     from impl_python.conformance import hooks
 
     monkeypatch.delenv(isolation.ISOLATION_ENV, raising=False)
-    case = hook_case("x", "exit 0", {})["input"]
-    with pytest.raises(RuntimeError, match="counted only in a platform process"):
-        hooks.run(case)
+    elsewhere = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    try:
+        forged = f"echo {elsewhere.pid} {os.getpid()} {os.getsid(0)} > v.pids"
+        # A sleep in a group of its own, working in the case root: HOOK-10's group
+        # kill misses it, the count does not.
+        spawn = (
+            "import subprocess as s; n = s.DEVNULL; "
+            "p = s.Popen(['sleep', '4716'], process_group=0, stdin=n, stdout=n, stderr=n); "
+            "open('job.pids', 'w').write(str(p.pid))"
+        )
+        job = f'{sys.executable} -c "{spawn}"'
+        case = hook_case("x", f"{forged}; {job}; exit 0", {})["input"]
+        output = hooks.run(case)
+        assert output["leftover_processes"] == 1, output
+        deadline = time.monotonic() + 5  # the SIGKILL sent, its delivery is the kernel's
+        while alive_with_argument("4716") and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert elsewhere.poll() is None and alive_with_argument("4716") == []
+    finally:
+        elsewhere.kill()
+        elsewhere.wait()
 
 
 # -- memory and temporary folders ----------------------------------------------------

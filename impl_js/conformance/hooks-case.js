@@ -1,8 +1,8 @@
 // The hooks case, asynchronously: run the case's hooks for real with HookRunner
-// in a temporary root; report what the `record` fixtures saw and which of the
-// platform's other processes (its PID namespace, or its session) were left alive. conformance/hooks.js runs it to
+// in a temporary root; report what the `record` fixtures saw and which processes the
+// case left alive (in the platform's PID namespace, or working in the case root). conformance/hooks.js runs it to
 // completion synchronously (the JSON layer is synchronous).
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -40,50 +40,36 @@ function alive(pid) {
 }
 
 /**
- * `/proc/<pid>/stat` after the command name: state, ppid, pgrp, session, ...
- * @param {string} pid
- * @returns {string[] | null}
- */
-function statFields(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  } catch {
-    return null;
-  }
-}
-
-/**
- * This platform's other processes, as the harness confined it (adapters/isolation.py
- * owns HANZO_CONFORMANCE_ISOLATION): every process of its PID namespace when it is that
- * namespace's init, else every process of the session it leads. Never a list a hook
- * could write (a forged one would have this kill any pid).
+ * This platform's other processes that the case left. As the init of the PID namespace
+ * the harness made for it (adapters/isolation.py owns HANZO_CONFORMANCE_ISOLATION):
+ * every process of that namespace. Else (no namespaces, or the native vector runner):
+ * every process whose working directory is in the case root (hooks start in their own
+ * sessions, so no session of ours holds them). Never a list a hook could write (a
+ * forged one would have this kill any pid); a process that changes its directory away
+ * escapes the count where there is no namespace.
+ * @param {string} root
  * @returns {number[]}
  */
-function others() {
-  const mode = process.env[ISOLATION_ENV];
+function others(root) {
   const me = process.pid;
-  const mySession = statFields("self")?.[3];
-  /** @type {string | null} The session a process must be in (null: any, in our own namespace). */
-  let session;
-  if (mode === "namespace" && me === 1) session = null;
-  else if (mode === "session" && mySession === String(me)) session = mySession;
-  else {
-    throw new Error(
-      `leftover processes are counted only in a platform process the harness confined (${ISOLATION_ENV} is ${JSON.stringify(mode ?? null)}, pid ${me})`,
-    );
-  }
+  const everything = process.env[ISOLATION_ENV] === "namespace" && me === 1;
   return readdirSync("/proc")
     .filter((name) => /^[0-9]+$/.test(name) && Number(name) !== me)
     .filter((name) => {
-      const fields = statFields(name);
-      return fields !== null && (session === null || fields[3] === session);
+      if (everything) return true;
+      try {
+        const cwd = readlinkSync(`/proc/${name}/cwd`);
+        return cwd === root || cwd.startsWith(`${root}/`);
+      } catch {
+        return false;
+      }
     })
     .map(Number);
 }
 
-async function leftovers() {
-  const pids = others();
+/** @param {string} root */
+async function leftovers(root) {
+  const pids = others(root);
   const deadline = Date.now() + LEFTOVER_WAIT_MS;
   let living = pids.filter(alive);
   while (living.length > 0 && Date.now() < deadline) {
@@ -200,6 +186,6 @@ export async function runCase(input, root) {
     ran: result.ran,
     log: result.log.map((r) => ({ code: r.code, hook: r.hook, exit_code: r.exitCode, signal: r.signal })),
     saw: saw(root, input.observe),
-    leftover_processes: await leftovers(),
+    leftover_processes: await leftovers(root),
   };
 }

@@ -2,9 +2,9 @@
 
 ``{root}`` (the case root) and ``{fixtures}`` (fixtures/hooks/) are replaced in hook
 commands, ``cwd`` and ``env`` values. What each ``record`` fixture wrote becomes
-``saw``; the platform's other processes still alive after the run (in its PID
-namespace, or its session: ``_others``) are counted in ``leftover_processes`` (then
-killed).
+``saw``; the processes the case left alive after the run (in the platform's PID
+namespace, or working in the case root: ``_others``) are counted in
+``leftover_processes`` (then killed).
 """
 
 from __future__ import annotations
@@ -46,45 +46,35 @@ def _alive(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[0] not in ("Z", "X")
 
 
-def _stat_fields(pid: str) -> list[str] | None:
-    """``/proc/<pid>/stat`` after the command name: state, ppid, pgrp, session, ..."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return None
-    return stat[stat.rfind(b")") + 2 :].decode("ascii", "replace").split()
-
-
-def _others() -> list[int]:
-    """This platform's other processes (zombies included; the caller filters), as the
-    harness confined it (adapters/isolation.py ``ISOLATION_ENV``): every process of its
-    PID namespace when it is that namespace's init, else every process of the session it
-    leads. Never a list a hook could write (a forged one would have this kill any pid)."""
-    mode, me = os.environ.get(ISOLATION_ENV), os.getpid()
-    # The session a process must be in to count (None: any, in our own namespace).
-    session: str | None
-    if mode == "namespace" and me == 1:
-        session = None
-    elif mode == "session" and os.getsid(0) == me:
-        session = str(me)
-    else:
-        raise RuntimeError(
-            "leftover processes are counted only in a platform process the harness "
-            f"confined ({ISOLATION_ENV} is {mode!r}, pid {me}): run hooks cases served, "
-            "not in-process"
-        )
+def _others(root: str) -> list[int]:
+    """This platform's other processes that the case left (zombies included; the caller
+    filters). As the init of the PID namespace the harness made for it
+    (adapters/isolation.py ``ISOLATION_ENV``): every process of that namespace. Else
+    (no namespaces, or the layer driven directly by a native vector runner): every
+    process whose working directory is in the case root (hooks start in their own
+    sessions, so no session of ours holds them). Never a list a hook could write (a
+    forged one would have this kill any pid); a process that changes its directory
+    away escapes the count where there is no namespace."""
+    me = os.getpid()
+    everything = os.environ.get(ISOLATION_ENV) == "namespace" and me == 1
     found = []
     for name in os.listdir("/proc"):
-        if name.isdigit() and int(name) != me:
-            fields = _stat_fields(name)
-            if fields is not None and (session is None or fields[3] == session):
-                found.append(int(name))
+        if not name.isdigit() or int(name) == me:
+            continue
+        if not everything:
+            try:
+                cwd = os.readlink(f"/proc/{name}/cwd")
+            except OSError:
+                continue
+            if cwd != root and not cwd.startswith(root + "/"):
+                continue
+        found.append(int(name))
     return found
 
 
-def _leftovers() -> int:
+def _leftovers(root: str) -> int:
     deadline = time.monotonic() + LEFTOVER_WAIT_S
-    alive = [p for p in _others() if _alive(p)]
+    alive = [p for p in _others(root) if _alive(p)]
     while alive and time.monotonic() < deadline:
         time.sleep(0.01)
         alive = [p for p in alive if _alive(p)]
@@ -185,7 +175,7 @@ def _run_in(case_input: dict[str, Any], root: str) -> dict[str, Any]:
             for r in outcome.log
         ],
         "saw": _saw(root, [str(v) for v in observe]),
-        "leftover_processes": _leftovers(),
+        "leftover_processes": _leftovers(root),
     }
 
 

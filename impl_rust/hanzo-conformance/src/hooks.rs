@@ -1,6 +1,6 @@
 //! `hooks`: run the case's hooks for real with [`hanzo_hooks::HookRunner`] in a
-//! [`TempRoot`], and report what the `record` fixtures saw and which of the
-//! platform's other processes (its PID namespace, or its session) were left alive.
+//! [`TempRoot`], and report what the `record` fixtures saw and which processes the
+//! case left alive (in the platform's PID namespace, or working in the case root).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -137,33 +137,17 @@ fn alive(pid: u32) -> bool {
     })
 }
 
-/// `/proc/<pid>/stat` after the command name: state, ppid, pgrp, session, ...
-fn stat_fields(pid: &str) -> Option<Vec<String>> {
-    let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
-    let end = stat.iter().rposition(|&b| b == b')')?;
-    let rest = String::from_utf8_lossy(stat.get(end + 2..)?).into_owned();
-    Some(rest.split_whitespace().map(str::to_owned).collect())
-}
-
-/// This platform's other processes, as the harness confined it (adapters/isolation.py
-/// owns `HANZO_CONFORMANCE_ISOLATION`): every process of its PID namespace when it is
-/// that namespace's init, else every process of the session it leads. Never a list a
-/// hook could write (a forged one would have this kill any pid).
-/// Not confined (the platform driven in-process): a crash of the case.
-fn others() -> Vec<u32> {
-    let mode = std::env::var(ISOLATION_ENV).unwrap_or_default();
+/// This platform's other processes that the case left. As the init of the PID
+/// namespace the harness made for it (adapters/isolation.py owns
+/// `HANZO_CONFORMANCE_ISOLATION`): every process of that namespace. Else (no
+/// namespaces, or the native vector runner): every process whose working directory is
+/// in the case root (hooks start in their own sessions, so no session of ours holds
+/// them). Never a list a hook could write (a forged one would have this kill any pid);
+/// a process that changes its directory away escapes the count where there is no
+/// namespace.
+fn others(root: &Path) -> Vec<u32> {
     let me = std::process::id();
-    let my_session = stat_fields("self").and_then(|f| f.get(3).cloned());
-    // The session a process must be in to count (None: any, in our own namespace).
-    let session = match mode.as_str() {
-        "namespace" if me == 1 => None,
-        "session" if my_session.as_deref() == Some(me.to_string().as_str()) => my_session,
-        _ => panic!(
-            "leftover processes are counted only in a platform process the harness \
-             confined ({ISOLATION_ENV} is {mode:?}, pid {me}): run hooks cases served, \
-             not in-process"
-        ),
-    };
+    let everything = std::env::var(ISOLATION_ENV).is_ok_and(|m| m == "namespace") && me == 1;
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -173,17 +157,21 @@ fn others() -> Vec<u32> {
         if pid == me {
             continue;
         }
-        if let Some(fields) = stat_fields(&name) {
-            if session.is_none() || fields.get(3) == session.as_ref() {
-                found.push(pid);
+        if !everything {
+            let Ok(cwd) = std::fs::read_link(format!("/proc/{pid}/cwd")) else {
+                continue;
+            };
+            if !cwd.starts_with(root) {
+                continue;
             }
         }
+        found.push(pid);
     }
     found
 }
 
-fn leftovers() -> usize {
-    let pids = others();
+fn leftovers(root: &Path) -> usize {
+    let pids = others(root);
     let deadline = Instant::now() + LEFTOVER_WAIT;
     let mut living: Vec<u32> = pids.into_iter().filter(|&p| alive(p)).collect();
     while !living.is_empty() && Instant::now() < deadline {
@@ -326,7 +314,7 @@ fn run_in(input: &Value, root: &TempRoot) -> Result<Value, CaseError> {
             "code": r.code, "hook": r.hook, "exit_code": r.exit_code, "signal": r.signal,
         })).collect::<Vec<_>>(),
         "saw": saw(root, &observe),
-        "leftover_processes": leftovers(),
+        "leftover_processes": leftovers(root.path()),
     }))
 }
 
