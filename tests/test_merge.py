@@ -424,3 +424,33 @@ def test_a_result_of_a_case_the_vectors_do_not_have_is_refused(
     rewrite(one, lambda doc: doc["results"].append(extra))
     line = refused(capsys, one, one, other, *merged_to(tmp_path, folder))
     assert f"sse-frames::{ghost} on python, which is no case of the run's" in line
+
+
+def test_a_platform_that_did_not_start_on_one_shards_machine_is_merged_broken(
+    tmp_path: Path, capsys: Any
+) -> None:
+    from adapters.protocol import PlatformUnavailable
+
+    starts = {"ok": True}
+
+    def factory() -> Any:
+        if not starts["ok"]:
+            raise PlatformUnavailable("flaky", "no such worker on this machine")
+        return miniatures.Liar("flaky", lambda r: False)
+
+    register_platform("flaky", factory)
+    try:
+        folder = vectors(tmp_path)
+        one = tmp_path / "shard-1.json"
+        run(capsys, folder, one, "--platform", "flaky", "--shard", "1/2")
+        starts["ok"] = False
+        other = tmp_path / "shard-2.json"
+        run(capsys, folder, other, "--platform", "flaky", "--shard", "2/2")
+    finally:
+        unregister_platform("flaky")
+    code, printed, _ = merge(capsys, one, other, *merged_to(tmp_path, folder))
+    assert code == 1
+    info = read_results(tmp_path / "merged.json")["summary"]["platforms"]["flaky"]
+    assert info["implementation"] and info["broken"].startswith("flaky did not start")
+    errors = read_results(other)["summary"]["error"]
+    assert errors and f"{errors} error" in printed
