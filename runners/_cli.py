@@ -25,7 +25,7 @@ from .reports.markdown import render_markdown
 from .reports.meta import run_metadata
 from .reports.results_file import ResultsWriter, put_in_place, read_results
 from .reports.text import Problems, render_text, text_report
-from .run import signals
+from .run import merge, signals
 from .run import stream as _stream
 from .run.batches import StartedPlatform
 from .run.jobs import run_jobs
@@ -181,7 +181,8 @@ def _stream_run(
                 stop_all(platforms)
                 if progress:
                     progress.close()
-        summary = _summary(args, sink, {p.name: describe(p) for p in platforms}, ledgers)
+        described = {p.name: describe(p) for p in platforms}
+        summary = _summary(sink, described, ledgers, args.shard, opt.recorded_options(args))
         code = _report_run(args, output, summary, sink, writer, spool)
     return 128 + interrupted if interrupted is not None else code
 
@@ -209,21 +210,25 @@ def _jobs_run(
         finally:
             if progress:
                 progress.close()
-        summary = _summary(args, sink, platforms, ledgers)
+        summary = _summary(sink, platforms, ledgers, args.shard, opt.recorded_options(args))
         code = _report_run(args, output, summary, sink, writer, spool)
     return 128 + interrupted if interrupted is not None else code
 
 
 def _summary(
-    args: argparse.Namespace,
     sink: _stream.Sink,
     platforms: dict[str, Any],
     ledgers: list[Any],
+    shard: tuple[int, int] | None,
+    options: dict[str, Any],
 ) -> dict[str, Any]:
+    """The results document's summary, from what went through ``sink`` (``run``'s and
+    ``merge``'s: one maker)."""
     summary = sink.tally.summary(platforms)
     summary["run"] = run_metadata(sink.digest)
-    if args.shard:
-        summary["run"]["shard"] = f"{args.shard[0]}/{args.shard[1]}"
+    if shard:
+        summary["run"]["shard"] = f"{shard[0]}/{shard[1]}"
+    summary["run"]["options"] = options
     if ledgers:
         summary["expectations"] = {
             "ledgers": [str(ledger.path) for ledger in ledgers],
@@ -298,6 +303,53 @@ def _progress_bar(
         return None
     cases = vectors.case_count(args.shard)
     return Progress(cases * platforms if cases is not None else None)
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    """Join the results files of the shards of one run into the run's (``runners.run.merge``)."""
+    output = Path(args.output)
+    check_writable(output)
+    paths = [Path(p) for p in args.results]
+    refuse_inputs(output, [("the results file it reads,", p) for p in paths])
+    shards = merge.read_shards(paths)
+    merge.check_harness(shards)
+    options = merge.options(shards)
+    vectors = VectorSource(_sources(args), options.get("domain", []))
+    ledgers = [load_ledger(Path(p)) for p in merge.ledger_paths(shards)]
+    platforms = merge.platforms(shards)
+    writer = ResultsWriter(_spool_folder(output))
+    try:
+        gate = LedgerGate(ledgers, platforms)
+
+        def shared(platform: str, message: str) -> bool:
+            """As in a run: the message a platform gave every case at once."""
+            info = platforms.get(platform, {})
+            return bool(message) and message in (info.get("failure"), info.get("broken"))
+
+        sink = _stream.Sink(gate, Problems(shared, args.max_problems, None), writer)
+        merge.replay(shards, vectors, sink)
+        summary = _summary(sink, platforms, ledgers, None, options)
+        summary["run"] = merge.merged_run(shards, summary["run"])
+        print(f"merged shards {', '.join(f'{s.name} ({s.path})' for s in shards)}\n")
+        return _report_run(args, output, summary, sink, writer, None)
+    finally:
+        writer.discard()
+
+
+def merge_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "merge",
+        help="join the results files of the shards of one run (`run --shard I/N`) into one",
+    )
+    p.add_argument(
+        "results", nargs="+", metavar="RESULTS", help="every shard's `run --format json` results"
+    )
+    opt.OUTPUT.add(p, required=True, help="write the merged results here")
+    opt.VECTORS.add(p, help="the --vectors the shards were run with (repeatable)")
+    opt.NO_DEFAULT_VECTORS.add(p)
+    opt.SCHEMAS.add(p)
+    opt.MAX_PROBLEMS.add(p, help="failures printed in full (default 10; the results have all)")
+    p.set_defaults(func=cmd_merge, format="json")
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -480,11 +532,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def vector_options(p: argparse.ArgumentParser) -> None:
         opt.VECTORS.add(p)
-        p.add_argument(
-            "--no-default-vectors",
-            action="store_true",
-            help="load only --vectors, not the project's vectors/",
-        )
+        opt.NO_DEFAULT_VECTORS.add(p)
         opt.DOMAIN.add(p)
         schema_options(p)
 
@@ -528,6 +576,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_generate_parsers(sub)
     expectations_parser(sub)
     history_parser(sub)
+    merge_parser(sub)
     return parser
 
 

@@ -421,6 +421,14 @@ def _judge_expected(result: dict[str, Any], key: str, cover: _Coverage, applied:
         }
 
 
+def unjudged(result: dict[str, Any]) -> None:
+    """Undo ``LedgerGate.judge`` on a saved result (in place): an ``xfail`` is its status
+    before the ledgers again (``merge`` judges the shards' results again)."""
+    if "expected_status" in result:
+        result["status"] = result.pop("expected_status")
+    result.pop("expectation", None)
+
+
 def _normalized(fails: Mapping[str, Any]) -> dict[str, Any]:
     """A case entry's ``fails`` as ``_signature`` spells it (pointers sorted)."""
     out = dict(fails)

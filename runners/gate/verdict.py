@@ -42,5 +42,10 @@ def exit_code(doc: Mapping[str, Any]) -> int:
 def in_shard(domain: str, case: str, shard: tuple[int, int]) -> bool:
     """Whether a case belongs to shard ``i/n``: by a hash of its id, stable as cases are added."""
     index, count = shard
+    return shard_of(domain, case, count) == index
+
+
+def shard_of(domain: str, case: str, count: int) -> int:
+    """The shard ``i`` (1 to ``count``) a case belongs to (``in_shard``'s rule)."""
     digest = hashlib.sha256(case_key(domain, case).encode()).digest()
-    return int.from_bytes(digest[:8], "big") % count == index - 1
+    return int.from_bytes(digest[:8], "big") % count + 1

@@ -362,6 +362,16 @@ def render_clusters(cluster_list: Sequence[Cluster], limit: int = 12) -> str:
     return "\n".join(lines)
 
 
+def unannotated(r: dict[str, Any]) -> None:
+    """Take ``annotate_result``'s cluster ids off a result again (in place): a saved result
+    as it was before (``merge`` judges the shards' results again)."""
+    r.pop("cluster", None)
+    for d in r.get("diff", ()):
+        d.pop("cluster", None)
+    for s in r.get("schema_errors", ()):
+        s.pop("cluster", None)
+
+
 def annotate_result(r: dict[str, Any]) -> None:
     """Put the cluster id on each divergence of one result (in place)."""
     if unledgered_status(r) == "error":

@@ -287,6 +287,42 @@ def encode_chunk(
     return Chunk(domain, platforms, infos, case_lines, failed)
 
 
+def records_chunk(
+    cases: Sequence[Case],
+    records: Sequence[tuple[str, Sequence[dict[str, Any]]]],
+    named: Callable[[str, str], bool],
+    lines_wanted: bool,
+) -> Chunk:
+    """``encode_chunk`` of results judged before and saved: each platform's records of
+    ``cases`` (in their order, as before the ledgers; ``merge`` puts the shards' results
+    through a ``Sink`` again). The same split: a case with a result other than pass, or
+    one a ledger names, keeps every platform's record; the other passes are their lines."""
+    odd = {r["case"] for _, per_platform in records for r in per_platform if r["status"] != "pass"}
+    platforms = []
+    failed = 0
+    for name, per_platform in records:
+        lines: list[str | None] = []
+        kept: list[tuple[int, dict[str, Any]]] = []
+        passes = 0
+        for r in per_platform:
+            status = r["status"]
+            if status == "pass" and r["case"] not in odd and not named(r["domain"], r["case"]):
+                passes += 1
+                if lines_wanted:
+                    lines.append(_ENCODE(r))
+                continue
+            failed += status == "fail" or status == "error"
+            kept.append((len(lines), r))
+            lines.append(None)
+        if lines and not kept:  # one string, as encode_chunk makes it
+            lines = [",\n".join(cast("list[str]", lines))]
+        platforms.append((name, passes, lines, kept))
+    infos = {c.id: _case_info(c) for c in cases if c.id in odd}
+    case_lines = [",\n".join(_case_line(c) for c in cases)] if lines_wanted and cases else []
+    domain = cases[0].domain if cases else ""
+    return Chunk(domain, platforms, infos, case_lines, failed)
+
+
 class Consumer(Protocol):
     """What ``run`` hands each file and chunk to: a ``Sink``, or a harness job's spool."""
 
