@@ -582,7 +582,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="render a saved --format json result file")
     p.add_argument("results", metavar="FILE")
-    opt.MAX_PROBLEMS.add(p, default=50, help="failures printed in full (default 50)")
+    opt.MAX_PROBLEMS.add(
+        p, default=50, help="failures printed in full (default 50; the --output report has all)"
+    )
     report_options(p)
     p.set_defaults(func=cmd_report)
     add_generate_parsers(sub)

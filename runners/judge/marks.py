@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from .._textsafe import bound
 from ..vectors.clauses import DEPARTS_FROM, FILLS_GAP, SECURITY, Marker, domain_contract
 from .clusters import Cluster, cluster_id, result_keys
 from .keys import case_key
@@ -51,18 +52,27 @@ class ClauseMarks:
             by_domain.setdefault(domain, {})[clause] = tuple(Marker.from_json(m) for m in records)
         return cls(lambda domain: by_domain.get(domain, {}))
 
-    def of_case(self, domain: str, clauses: Iterable[str]) -> list[tuple[str, Marker]]:
+    def of_case(self, domain: str, clauses: Iterable[str]) -> tuple[tuple[str, Marker], ...]:
         """(clause, marker) for each marker of each clause the case cites, in its order."""
+        return self._of_clauses(domain, tuple(clauses))
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 - a run's cases share few clause lists
+    def _of_clauses(self, domain: str, clauses: tuple[str, ...]) -> tuple[tuple[str, Marker], ...]:
         markers = self._of_domain(domain)
-        return [(clause, m) for clause in clauses for m in markers.get(clause, ())]
+        return tuple((clause, m) for clause in clauses for m in markers.get(clause, ()))
 
     def security(self, domain: str, clauses: Iterable[str]) -> bool:
         """Whether a case citing ``clauses`` touches a security-relevant clause."""
         return any(m.kind == SECURITY for _, m in self.of_case(domain, clauses))
 
-    def notes(self, domain: str, clauses: Iterable[str]) -> list[str]:
-        """One line per marker: ``COMP-12 departs from HIP-301 §5 "...": why``."""
-        return [f"{clause} {m.text()}" for clause, m in self.of_case(domain, clauses)]
+    def notes(self, domain: str, clauses: Iterable[str]) -> tuple[str, ...]:
+        """One line per marker: ``COMP-12 departs from HIP-301 §5 "...": why``, bounded
+        and with invisible characters escaped (``_textsafe``), ready to print."""
+        return self._notes(domain, tuple(clauses))
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 - as _of_clauses
+    def _notes(self, domain: str, clauses: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(bound(f"{k} {m.text()}", 600) for k, m in self._of_clauses(domain, clauses))
 
 
 class MarkTally:
@@ -82,8 +92,8 @@ class MarkTally:
         if not found:
             return
         marked = dict.fromkeys((clause for clause, _ in found), 1)
-        for pattern, kind in result_keys(result):  # one result: one case of each cluster
-            key = (result["platform"], cluster_id(pattern, kind))
+        for cluster in _cluster_ids(result):  # one result: one case of each cluster
+            key = (result["platform"], cluster)
             touched = self._touched.setdefault(key, {})
             for clause, marker in found:
                 listed = touched.setdefault(clause, [])
@@ -160,6 +170,18 @@ class MarkTally:
         more = f" and {len(named) - shown} more" if len(named) > shown else ""
         s = "s" if len(named) != 1 else ""
         return f"; {len(named)} security-relevant cluster{s}: " + "; ".join(listed) + more
+
+
+def _cluster_ids(result: Mapping[str, Any]) -> set[str]:
+    """The ids of the clusters a result's divergences fall in: those ``annotate_result``
+    put on it (a judged result), else computed from its divergences."""
+    if "cluster" in result:
+        return {result["cluster"]}
+    entries = [*result.get("diff", ()), *result.get("schema_errors", ())]
+    ids = {e.get("cluster") for e in entries}
+    if entries and None not in ids:
+        return ids  # type: ignore[return-value]
+    return {cluster_id(pattern, kind) for pattern, kind in result_keys(result)}
 
 
 def tally_of(

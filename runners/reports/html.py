@@ -59,7 +59,7 @@ def page_data(doc: Mapping[str, Any]) -> dict[str, Any]:
     for key, info in cases.items():
         notes = marks.notes(key.rpartition("::")[0], info.get("clauses", ()))
         if notes:
-            info["marks"] = notes
+            info["marks"] = list(notes)
     summary = {k: v for k, v in doc["summary"].items() if k not in ("matrix", "clusters")}
     touched = tally_of(doc["results"], doc.get("cases"), marks)
     causes = [

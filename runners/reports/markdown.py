@@ -9,6 +9,7 @@ security-relevant clause come first and are never cut (``runners/judge/marks.py`
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -174,6 +175,7 @@ def _divergences(
 
     # Divergences on a security-relevant clause first, so a bounded view keeps them.
     bad.sort(key=lambda r: not marks.security(r["domain"], clauses_of(r)))
+    escaped = functools.lru_cache(maxsize=1024)(lambda note: _escape(note, 800))
     out = ["## Divergences", ""]
     for r in bad[:MAX_DIVERGENCES_SHOWN] if bounded else bad:
         info = cases.get(case_key(r["domain"], r["case"]), {})
@@ -185,7 +187,7 @@ def _divergences(
             out.append("")
         notes = marks.notes(r["domain"], info.get("clauses", ()))
         if notes:
-            out += [f"- {_escape(note, 800)}" for note in notes] + [""]
+            out += [f"- {escaped(note)}" for note in notes] + [""]
         if r.get("expectation"):
             out += [f"Expected by the ledger: {_escape(r['expectation']['reason'])}", ""]
         if "input" in info:

@@ -195,8 +195,9 @@ def render_problem(
 ) -> str:
     """One failing or erroring result: the case, why it exists, its input, each difference.
 
-    ``marked``: a line per marker of the case's clauses (``ClauseMarks.notes``), so a
-    divergence on a clause that departs from HIP-301 says so, and why. Every value is
+    ``marked``: a line per marker of the case's clauses (``ClauseMarks.notes``: bounded
+    and escaped already), so a divergence on a clause that departs from HIP-301 says
+    so, and why. Every value is
     bounded and has its invisible characters escaped (``_textsafe``).
     """
     head = f"{result['status'].upper()} {result['domain']}::{result['case']} [{result['platform']}]"
@@ -206,7 +207,7 @@ def render_problem(
         lines.append(f"  why: {bound(info['description'])}")
     if info.get("clauses"):
         lines.append(f"  clauses: {', '.join(info['clauses'])}")
-    lines.extend(f"  {bound(note, 600)}" for note in marked)
+    lines.extend(f"  {note}" for note in marked)
     if case_input is None:
         case_input = info.get("input")
     if case_input is not None:
