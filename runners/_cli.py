@@ -104,6 +104,13 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _clause_order(item: tuple[str, Any]) -> tuple[str, int, str]:
+    """CFG-2 before CFG-10: by prefix, number, then letter."""
+    prefix, _, rest = item[0].rpartition("-")
+    digits = rest.rstrip("abcdefghijklmnopqrstuvwxyz")
+    return prefix, int(digits) if digits.isdigit() else 0, rest[len(digits) :]
+
+
 def _list_marked(vf: VectorFile) -> None:
     """The domain's clauses that depart from HIP-301 (or fill a gap in it) and its
     security-relevant ones, each with the number of cases citing it and why."""
@@ -112,13 +119,13 @@ def _list_marked(vf: VectorFile) -> None:
         return
     citing = Counter(clause for c in vf.cases for clause in c.clauses)
     for title, kinds in (
-        ("departs from HIP-301", (DEPARTS_FROM, FILLS_GAP)),
+        ("departs from HIP-301 or fills a gap in it", (DEPARTS_FROM, FILLS_GAP)),
         ("security-relevant", (SECURITY,)),
     ):
         lines = [
             f"    {clause} ({citing[clause]} case{'s' if citing[clause] != 1 else ''}): "
             + (m.text() if m.kind != SECURITY else m.reason)
-            for clause, markers in sorted(contract.markers.items())
+            for clause, markers in sorted(contract.markers.items(), key=_clause_order)
             for m in markers
             if m.kind in kinds
         ]

@@ -247,7 +247,7 @@ def test_a_divergence_on_a_departing_clause_shows_the_departure_in_every_format(
 def test_list_shows_each_domains_departures_and_security_clauses(capsys, tmp_path):
     assert main(["list", "--domain", "session-compaction"]) == 0
     out = capsys.readouterr().out
-    listed = out[out.index("departs from HIP-301:") :]
+    listed = out[out.index("departs from HIP-301 or fills a gap in it:") :]
     line = next(x for x in listed.splitlines() if x.strip().startswith("COMP-12 ("))
     assert 'departs from HIP-301 §5 "Middle messages summarized into a single assistant' in line
     assert "cases): " in line
@@ -259,7 +259,7 @@ def test_list_shows_each_domains_departures_and_security_clauses(capsys, tmp_pat
     args = ["list", "--no-default-vectors", "--vectors", str(vectors), *_schemas(tmp_path)]
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert "  departs from HIP-301:\n    SSE-1 (0 cases): departs from HIP-301 §3" in out
+    assert "  departs from HIP-301 or fills a gap in it:\n    SSE-1 (0 cases): departs from" in out
     assert "    SSE-3a (0 cases): fills a gap in HIP-301 §3: a gap this test fills" in out
     assert "  security-relevant:\n    SSE-2 (2 cases): a marker test's security reason" in out
 
@@ -309,6 +309,8 @@ def test_a_security_cluster_comes_first_and_is_never_cut(tmp_path, capsys):
     table = markdown[markdown.index("## Divergences by cause") :]
     rows = [r for r in table.splitlines() if r.startswith("| wrong |")]
     assert next(i for i, r in enumerate(rows) if "/kS`" in r) < len(security)
+    assert all("🔒 security (SSE-2): " in r for r in rows[: len(security)])
+    assert not any("🔒" in r for r in rows[len(security) :])
     html = page_data(doc)["clusters"]
     assert [c.get("security") for c in html[: len(security)]] == [c["security"] for c in security]
 

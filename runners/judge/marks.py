@@ -180,7 +180,7 @@ def _cluster_ids(result: Mapping[str, Any]) -> set[str]:
     entries = [*result.get("diff", ()), *result.get("schema_errors", ())]
     ids = {e.get("cluster") for e in entries}
     if entries and None not in ids:
-        return ids  # type: ignore[return-value]
+        return ids
     return {cluster_id(pattern, kind) for pattern, kind in result_keys(result)}
 
 

@@ -124,9 +124,11 @@ def render_markdown(
         ]
         out.append("|---|---|---|---|---|---|")
         for c in found:
+            security = touched.security(c)
+            flag = f"🔒 security ({', '.join(security)}): " if security else ""
             out.append(
                 f"| {_escape(c.platform)} | {c.size} | `{_escape(c.pattern or '(whole)')}` "
-                f"| {_escape(c.kind)} | {_escape(', '.join(sorted(c.clauses)))} "
+                f"| {flag}{_escape(c.kind)} | {_escape(', '.join(sorted(c.clauses)))} "
                 f"| {_escape(', '.join(c.cases[:3]))} |"
             )
         out.append("")
