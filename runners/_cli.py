@@ -211,7 +211,7 @@ def _stream_run(
                 p = by_name.get(platform)
                 if p is None:
                     return False
-                return message in (p.failure, getattr(p.adapter, "broken", None))
+                return message in (p.failure, p.adapter and p.adapter.broken)
 
             gate = LedgerGate(ledgers, by_name)
             problems = Problems(shared, args.max_problems, spool, ClauseMarks.from_contracts())

@@ -34,7 +34,6 @@ from hypothesis.reporting import with_reporter
 import strategies
 from adapters._json import canonical_text, compact_text
 from adapters.protocol import KnownInputText, Request
-from adapters.worker import WorkerAdapter
 from strategies import Property
 
 from ..judge.compare import diff, rules_for
@@ -549,7 +548,7 @@ class Search:
         self._lanes = {
             p.name: _Lane(p.name, self._runner(p))
             for p in [reference, *self.others]
-            if isinstance(p.adapter, WorkerAdapter)
+            if p.adapter is not None and not p.adapter.in_process
         }
 
     # -- running -----------------------------------------------------------------

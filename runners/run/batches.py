@@ -22,7 +22,6 @@ from adapters.protocol import (
     Response,
     crash,
 )
-from adapters.worker import WorkerAdapter
 
 from ..judge.outcomes import Item, Judgement, Outcome, Outcomes, expected_error, unjudged
 from ..vectors.load import Case, VectorFile
@@ -339,12 +338,10 @@ def run_batch_in_order(adapter: Adapter, name: str, batch: list[Request]) -> lis
 
 
 def run_marked_in_order(adapter: Adapter, name: str, batch: list[Request]) -> list[Response | None]:
-    """``run_batch_in_order``, except that from the harness's ``WorkerAdapter`` an answer
-    that is the output its request expects is ``None`` (``WorkerAdapter.run_expected``),
-    where other adapters' may be an ``OutputAsExpected``; an expected error acknowledged
-    (the expect-error extension) is an ``ErrorAsExpected``."""
-    if not isinstance(adapter, WorkerAdapter):
-        return run_batch_in_order(adapter, name, batch)  # type: ignore[return-value]
+    """``run_batch_in_order``, except that an answer that is the output its request
+    expects may be the pass mark ``None`` (``Adapter.run_expected``) or an
+    ``OutputAsExpected``; an expected error acknowledged (the expect-error extension) is
+    an ``ErrorAsExpected``."""
     try:
         responses: Any = adapter.run_expected(batch)
         error = None

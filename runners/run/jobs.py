@@ -83,7 +83,7 @@ class _JobSink:
     def chunk(self, cases: Sequence[Case], outcomes: Sequence[Sequence[Outcome]]) -> None:
         chunk = _stream.encode_chunk(cases, outcomes, self.named, self.lines_wanted)
         # What the parent's report needs to tell a platform-wide message (``Problems``).
-        shared = {p.name: (p.failure, getattr(p.adapter, "broken", None)) for p in self.platforms}
+        shared = {p.name: (p.failure, p.adapter and p.adapter.broken) for p in self.platforms}
         self.put(("chunk", chunk, len(cases), shared))
 
 
