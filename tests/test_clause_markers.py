@@ -89,6 +89,7 @@ security: back at the margin: X-1's
         ("security:", "needs a reason"),
         ('departs from: HIP-301 "x" — reason', "unknown marker 'departs from'"),
         ("Fill-gap: HIP-301 — x", "unknown marker 'Fill-gap'"),
+        ("Security: capitalised", "unknown marker 'Security'; write one of"),
         ("- security: a bullet", "not a list item"),
     ],
 )

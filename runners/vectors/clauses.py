@@ -114,7 +114,7 @@ def clause_ids_in(markdown: str) -> frozenset[str]:
 
 
 def _parse_marker(key: str, rest: str, where: str) -> Marker:
-    kind = key.lower()
+    kind = key  # exactly: "Security:" in prose is an error, never a marker by accident
     if kind not in MARKER_KINDS:
         known = ", ".join(MARKER_KINDS)
         raise ContractError(f"{where}: unknown marker {key!r}; write one of {known}")
