@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import gc
 import json
-import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -23,6 +20,7 @@ from adapters.protocol import (
     crash,
 )
 
+from .. import _gc
 from ..judge.outcomes import Item, Judgement, Outcome, Outcomes, expected_error, unjudged
 from ..vectors.load import Case, VectorFile
 from ..vectors.schemas import input_problem
@@ -69,37 +67,6 @@ def start_platform(
         )
 
 
-_collector_lock = threading.Lock()
-_collector_pauses = 0  # run_cases calls under way (platform threads run them side by side)
-_collector_was_enabled = False
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while cases run (the last run to end turns it back
-    on, if it was on when the first began).
-
-    A run makes a few objects per case that live until its outcomes are consumed: a
-    collector left on rescans the whole heap (every loaded case) again and again as they
-    accumulate, which cost as much as the rest of the harness at 50k cases
-    (bench/README.md, "Harness overhead"). Runs make no reference cycles worth collecting
-    early; the loader pauses it the same way while it builds cases.
-    """
-    global _collector_pauses, _collector_was_enabled
-    with _collector_lock:
-        if _collector_pauses == 0:
-            _collector_was_enabled = gc.isenabled()
-            gc.disable()
-        _collector_pauses += 1
-    try:
-        yield
-    finally:
-        with _collector_lock:
-            _collector_pauses -= 1
-            if _collector_pauses == 0 and _collector_was_enabled:
-                gc.enable()
-
-
 def run_cases(
     platform: StartedPlatform, vector_file: VectorFile, cases: Sequence[Case]
 ) -> Outcomes:
@@ -108,7 +75,7 @@ def run_cases(
     One outcome per case, in order (``Outcomes``: a pass acknowledged as expected is
     made into its ``Outcome`` only if asked for). Interrupted (a signal), the exception
     carries ``outcomes``: a list of the cases fully answered."""
-    with _collector_paused():
+    with _gc.paused():
         return Outcomes(cases, platform.name, _run_cases(platform, vector_file, cases))
 
 
