@@ -19,6 +19,7 @@ from ._output import check_writable, refuse_inputs, write_atomically, write_resu
 from .exceptions import HarnessError, VectorFileError
 from .gate.ledger import LedgerGate, ledger_from_results, ledger_text, load_ledger
 from .gate.verdict import EXIT_USAGE, exit_code
+from .judge.marks import ClauseMarks
 from .reports.history import render_history
 from .reports.html import render_html
 from .reports.markdown import render_markdown
@@ -32,6 +33,7 @@ from .run.jobs import run_jobs
 from .run.platforms import describe, factories, stop_all
 from .run.progress import Progress
 from .run.progress import wanted as progress_wanted
+from .vectors.clauses import DEPARTS_FROM, FILLS_GAP, SECURITY, domain_contract, marked_clauses
 from .vectors.format import canonical
 from .vectors.load import VECTORS_DIR, VectorFile, load_vectors, vector_paths
 from .vectors.schemas import extra_schema_dirs
@@ -97,7 +99,38 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"{vf.domain}  ({vf.path.name}): {len(vf.cases)} cases, {errors} expect an error")
         if tags:
             print("  tags: " + ", ".join(f"{t} ({n})" for t, n in sorted(tags.items())))
+        _list_marked(vf)
     return 0
+
+
+def _clause_order(item: tuple[str, Any]) -> tuple[str, int, str]:
+    """CFG-2 before CFG-10: by prefix, number, then letter."""
+    prefix, _, rest = item[0].rpartition("-")
+    digits = rest.rstrip("abcdefghijklmnopqrstuvwxyz")
+    return prefix, int(digits) if digits.isdigit() else 0, rest[len(digits) :]
+
+
+def _list_marked(vf: VectorFile) -> None:
+    """The domain's clauses that depart from HIP-301 (or fill a gap in it) and its
+    security-relevant ones, each with the number of cases citing it and why."""
+    contract = domain_contract(vf.domain)
+    if contract is None or not contract.markers:
+        return
+    citing = Counter(clause for c in vf.cases for clause in c.clauses)
+    for title, kinds in (
+        ("departs from HIP-301 or fills a gap in it", (DEPARTS_FROM, FILLS_GAP)),
+        ("security-relevant", (SECURITY,)),
+    ):
+        lines = [
+            f"    {clause} ({citing[clause]} case{'s' if citing[clause] != 1 else ''}): "
+            + (m.text() if m.kind != SECURITY else m.reason)
+            for clause, markers in sorted(contract.markers.items(), key=_clause_order)
+            for m in markers
+            if m.kind in kinds
+        ]
+        if lines:
+            print(f"  {title}:")
+            print("\n".join(lines))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -165,7 +198,7 @@ def _stream_run(
                 return message in (p.failure, p.adapter and p.adapter.broken)
 
             gate = LedgerGate(ledgers, by_name)
-            problems = Problems(shared, args.max_problems, spool)
+            problems = Problems(shared, args.max_problems, spool, ClauseMarks.from_contracts())
             sink = _stream.Sink(gate, problems, writer, progress.advance if progress else None)
             try:
                 interrupted = _stream.run(
@@ -200,7 +233,9 @@ def _jobs_run(
     """``_stream_run`` with the files split across harness jobs (``runners.run.jobs``)."""
     progress = _progress_bar(args, vectors, len(chosen))
     gate = LedgerGate(ledgers, [name for name, _ in chosen])
-    problems = Problems(lambda _platform, _message: False, args.max_problems, spool)
+    problems = Problems(
+        lambda _platform, _message: False, args.max_problems, spool, ClauseMarks.from_contracts()
+    )
     sink = _stream.Sink(gate, problems, writer, progress.advance if progress else None)
     with signals.handled(signal.SIG_IGN):  # after the run: the report is written whole
         try:
@@ -234,7 +269,10 @@ def _summary(
             "ledgers": [str(ledger.path) for ledger in ledgers],
             "problems": [p.to_json() for p in sink.gate.problems()],
         }
-    summary["clusters"] = [c.to_json() for c in sink.clusters.clusters()]
+    summary["marked_clauses"] = marked_clauses(sink.domains)
+    summary["clusters"] = [
+        sink.marks.to_json(c) for c in sink.marks.ordered(sink.clusters.clusters())
+    ]
     summary["triage"] = sink.triage
     if sink.triage_omitted:
         summary["triage_omitted"] = sink.triage_omitted
@@ -252,7 +290,13 @@ def _report_run(
     """Print the run's report and write ``--output``; the exit code (before any signal's)."""
     causes = sink.clusters.clusters()
     problems = sink.problems
-    head, tail = text_report(summary, causes, problems, args.max_problems)
+    if output is None:
+        rest = "`run --output FILE` writes every one"
+    elif writer is not None:
+        rest = f"`hanzo-conformance report {output} --output FILE` writes every one"
+    else:
+        rest = f"every one is in {output}"
+    head, tail = text_report(summary, causes, problems, args.max_problems, sink.marks, rest)
     table = "\n\n".join([*head, *problems.kept[: args.max_problems], *tail])
     code = exit_code({"summary": summary})
     failure = None
@@ -265,7 +309,7 @@ def _report_run(
         failure = failure or put_in_place(written, output)
     elif output is not None and spool is not None:
         # The file is the full report: every problem.
-        head, tail = text_report(summary, causes, problems, problems.count)
+        head, tail = text_report(summary, causes, problems, None, sink.marks)
         failure = _write_full_report(output, head, spool, tail)
     print(table)
     if output is None:
@@ -358,7 +402,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         check_writable(output)
         refuse_inputs(output, [("the results file it reads,", Path(args.results))])
     doc = read_results(Path(args.results))
-    text = render_report(doc, args.format, args.max_problems)
+    # Only the terminal view is bounded; a report written to a file has every problem.
+    bounded = args.max_problems if output is None else None
+    text = render_report(doc, args.format, bounded, args.results)
     if output is None:
         print(text)
         return exit_code(doc)
@@ -370,12 +416,17 @@ def cmd_report(args: argparse.Namespace) -> int:
     return exit_code(doc)
 
 
-def render_report(doc: dict[str, Any], fmt: str, max_problems: int) -> str:
+def render_report(
+    doc: dict[str, Any], fmt: str, max_problems: int | None, results: str = "RESULTS"
+) -> str:
+    """The report in ``fmt``; ``max_problems`` None: every problem (a report written to a
+    file), else bounded (the terminal), each cut saying how to see the rest."""
+    rest = f"`hanzo-conformance report {results} --format {fmt} --output FILE` writes every one"
     if fmt == "markdown":
-        return render_markdown(doc)
+        return render_markdown(doc, bounded=max_problems is not None, rest=rest)
     if fmt == "html":
         return render_html(doc)
-    return render_text(doc, max_problems=max_problems)
+    return render_text(doc, max_problems=max_problems, rest=rest)
 
 
 def report_options(p: argparse.ArgumentParser) -> None:
@@ -570,7 +621,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="render a saved --format json result file")
     p.add_argument("results", metavar="FILE")
-    opt.MAX_PROBLEMS.add(p, default=50, help="failures printed in full (default 50)")
+    opt.MAX_PROBLEMS.add(
+        p, default=50, help="failures printed in full (default 50; the --output report has all)"
+    )
     report_options(p)
     p.set_defaults(func=cmd_report)
     add_generate_parsers(sub)

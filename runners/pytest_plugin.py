@@ -34,6 +34,7 @@ from . import _options as opt
 from .exceptions import VectorFileError
 from .gate import pytest_ledger
 from .gate.verdict import in_shard
+from .judge.marks import ClauseMarks
 from .judge.outcomes import Outcome
 from .reports.text import render_problem
 from .run import signals
@@ -343,6 +344,7 @@ class CaseItem(pytest.Item):
                 self.case.input,
                 limit=50,
                 case_info={"description": self.case.description, "clauses": self.case.clauses},
+                marked=ClauseMarks.from_contracts().notes(self.case.domain, self.case.clauses),
             )
         return super().repr_failure(excinfo, style=style)
 

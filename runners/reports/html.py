@@ -4,7 +4,10 @@ A coloured domain x platform grid, filters by domain, platform, tag, status and
 text, a case list rendered a page at a time (usable at 10,000 cases), and for
 the chosen case its description, clauses, input, expected output, each platform's
 actual output and a readable diff (each differing pointer, and a line diff of the
-pretty-printed JSON). The results are embedded as JSON; the page's script renders them.
+pretty-printed JSON). Clusters touching a security-relevant clause are listed first
+and marked; the clauses that depart from HIP-301 (or fill a gap in it) are listed with
+why, and a case on one says so. The results are embedded as JSON; the page's script
+renders them.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from typing import Any
 
 from ..judge.clusters import clusters
 from ..judge.keys import case_key
+from ..judge.marks import ClauseMarks, tally_of
+from ..vectors.clauses import SECURITY
 
 # Per embedded value; the page shows the elided size. Keeps a report of 10,000 cases
 # with a runaway output loadable.
@@ -50,9 +55,16 @@ def page_data(doc: Mapping[str, Any]) -> dict[str, Any]:
         cases[key] = {k: _capped(v) if k in ("input", "expected") else v for k, v in info.items()}
     for r in doc["results"]:  # a results file without case records still lists its cases
         cases.setdefault(case_key(r["domain"], r["case"]), {"description": "", "clauses": []})
+    marks = ClauseMarks.from_summary(doc["summary"])
+    for key, info in cases.items():
+        notes = marks.notes(key.rpartition("::")[0], info.get("clauses", ()))
+        if notes:
+            info["marks"] = list(notes)
     summary = {k: v for k, v in doc["summary"].items() if k not in ("matrix", "clusters")}
+    touched = tally_of(doc["results"], doc.get("cases"), marks)
     causes = [
-        {**c.to_json(), "members": c.cases} for c in clusters(doc["results"], doc.get("cases"))
+        {**touched.to_json(c), "members": c.cases, "notes": touched.notes(c)}
+        for c in touched.ordered(clusters(doc["results"], doc.get("cases")))
     ]
     return {
         "summary": summary,
@@ -60,7 +72,37 @@ def page_data(doc: Mapping[str, Any]) -> dict[str, Any]:
         "results": results,
         "cases": cases,
         "clusters": causes,
+        "marked": _marked(doc, cases),
     }
+
+
+def _marked(doc: Mapping[str, Any], cases: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each marked clause of the run's domains, with the cases citing it that diverged."""
+    diverged = {
+        case_key(r["domain"], r["case"])
+        for r in doc["results"]
+        if r["status"] in ("fail", "error", "xfail")
+    }
+    listed = []
+    for key, markers in doc["summary"].get("marked_clauses", {}).items():
+        domain, _, clause = key.rpartition("::")
+        citing = [
+            k
+            for k, info in cases.items()
+            if k in diverged
+            and k.rpartition("::")[0] == domain
+            and clause in info.get("clauses", ())
+        ]
+        listed.append(
+            {
+                "domain": domain,
+                "clause": clause,
+                "markers": markers,
+                "security": any(m["kind"] == SECURITY for m in markers),
+                "diverged": citing,
+            }
+        )
+    return listed
 
 
 def render_html(doc: Mapping[str, Any]) -> str:
@@ -102,6 +144,10 @@ td.del{background:#ffebe9;font-family:monospace}td.add{background:#dafbe1;font-f
 table.ptr{border-collapse:collapse;width:100%}
 table.ptr td,table.ptr th{border:1px solid #ddd;padding:3px 6px;vertical-align:top;text-align:left}
 .muted{color:#57606a}
+.security{background:#cf222e;color:#fff}.hip{background:#0969da;color:#fff}
+tr.sec td{background:#fff0f0}
+p.mark{margin:2px 0;padding:2px 6px;border-left:3px solid #0969da}
+p.mark.sec{border-left-color:#cf222e}
 button{padding:3px 8px}
 </style></head>
 <body>
@@ -111,6 +157,7 @@ button{padding:3px 8px}
   <table class="grid" id="grid"></table>
   <div id="gate"></div>
   <details id="causes-box" open><summary>divergences by cause</summary><table class="ptr" id="causes"></table></details>
+  <details id="marked-box"><summary>clauses that depart from HIP-301 or are security-relevant</summary><table class="ptr" id="marked"></table></details>
   <div class="filters">
     <select id="f-domain"><option value="">every domain</option></select>
     <select id="f-platform"><option value="">every platform</option></select>
@@ -258,6 +305,7 @@ function select(key, li) {
   box.replaceChildren(el("h2", {}, key));
   if (info.description) box.append(el("p", {}, esc(info.description)));
   if (info.clauses && info.clauses.length) box.append(el("p", {class: "muted"}, "clauses: " + info.clauses.join(", ") + (info.tags && info.tags.length ? " · tags: " + info.tags.join(", ") : "")));
+  for (const m of info.marks || []) box.append(el("p", {class: "mark" + (m.includes(" security-relevant: ") ? " sec" : "")}, esc(m)));
   if ("input" in info) box.append(el("h3", {}, "input"), el("pre", {}, show(info.input)));
   const expected = expectedOf(info);
   if (expected !== undefined) box.append(el("h3", {}, "expected"), el("pre", {class: "expected"}, show(expected)));
@@ -319,14 +367,37 @@ function renderGate() {
     for (const t of s.triage) ul.append(el("li", {}, t.domain + "::" + t.case + ": " + t.message));
     box.append(el("h3", {}, "triage: suspect the vector or the reference"), ul);
   }
+  renderMarked();
   const t = $("causes");
   if (!D.clusters.length) { $("causes-box").hidden = true; return; }
   t.append(el("tr", {}, el("th", {}, "platform"), el("th", {}, "cases"), el("th", {}, "where"), el("th", {}, "kind"), el("th", {}, "clauses")));
+  // Security-relevant clusters come first (the page data is ordered so) and are marked.
   for (const c of D.clusters) {
-    t.append(el("tr", {class: "cause", title: "show these cases", style: "cursor:pointer",
+    const flags = [...(c.security ? [el("span", {class: "badge security", title: (c.notes || []).join("\n")}, "security " + c.security.join(", "))] : []),
+      ...(c.hip301 ? [el("span", {class: "badge hip", title: "departs from or fills a gap in HIP-301"}, "HIP-301 " + c.hip301.join(", "))] : [])];
+    t.append(el("tr", {class: "cause" + (c.security ? " sec" : ""), title: "show these cases", style: "cursor:pointer",
       onclick: () => { causeFilter = new Set(c.members); $("f-platform").value = c.platform; $("f-status").value = ""; apply(); }},
-      el("td", {}, c.platform), el("td", {}, c.cases), el("td", {}, c.pattern || "(whole output)"), el("td", {}, c.kind),
+      el("td", {}, c.platform), el("td", {}, c.cases), el("td", {}, c.pattern || "(whole output)"), el("td", {}, ...flags, c.kind),
       el("td", {}, c.clauses.slice(0, 6).join(", ") + (c.clauses.length > 6 ? ", …" : ""))));
+  }
+}
+// Every marked clause of the run's domains: how it departs from HIP-301 (or fills a gap
+// in it, or why it is security-relevant), and the cases citing it that diverged.
+function renderMarked() {
+  const t = $("marked");
+  if (!D.marked.length) { $("marked-box").hidden = true; return; }
+  if (D.marked.some((m) => m.diverged.length)) $("marked-box").open = true;
+  t.append(el("tr", {}, el("th", {}, "clause"), el("th", {}, "marker"), el("th", {}, "HIP-301"), el("th", {}, "why"), el("th", {}, "diverged")));
+  for (const m of D.marked) for (const k of m.markers) {
+    const hip = k.kind === "security" ? "" : ["HIP-301", k.section || "", k.quote ? "\u201c" + k.quote + "\u201d" : ""].join(" ").trim();
+    const row = el("tr", {class: "marked" + (k.kind === "security" ? " sec" : ""), "data-clause": m.domain + "::" + m.clause},
+      el("td", {}, m.domain + " " + m.clause), el("td", {}, k.kind), el("td", {}, hip), el("td", {}, esc(k.reason)),
+      el("td", {}, m.diverged.length ? m.diverged.length + " case" + (m.diverged.length > 1 ? "s" : "") : "-"));
+    if (m.diverged.length) {
+      row.style.cursor = "pointer"; row.title = "show these cases";
+      row.onclick = () => { causeFilter = new Set(m.diverged); $("f-platform").value = ""; $("f-status").value = ""; apply(); };
+    }
+    t.append(row);
   }
 }
 renderGrid();

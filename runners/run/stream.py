@@ -36,6 +36,7 @@ from ..gate.verdict import in_shard
 from ..judge.clusters import ClusterTally, annotate_result
 from ..judge.compare import MISSING
 from ..judge.keys import case_key
+from ..judge.marks import ClauseMarks, MarkTally
 from ..judge.outcomes import Item, Outcome, Outcomes, unjudged
 from ..reports.meta import VectorsDigest, digest_lines
 from ..reports.results_file import ResultsWriter
@@ -347,6 +348,8 @@ class Sink:
         self.on_results = on_results
         self.tally = Tally()
         self.clusters = ClusterTally(keep=3)
+        self.marks = MarkTally(ClauseMarks.from_contracts())
+        self.domains: set[str] = set()  # of the files seen: their marked clauses go in the summary
         self.digest = VectorsDigest()
         self.triage: list[dict[str, Any]] = []
         self.triage_omitted = 0
@@ -354,6 +357,7 @@ class Sink:
     def seen(self, vf: VectorFile) -> None:
         """A loaded file (run or not): its cases exist, for the ledgers and the version."""
         self.digest.add(vf)
+        self.domains.add(vf.domain)
         see = self.gate.see_case
         for case in vf.cases:
             see(case_key(vf.domain, case.id), case.content_hash())
@@ -361,6 +365,7 @@ class Sink:
     def seen_file(self, seen: SeenFile) -> None:
         """``seen`` of a file a harness job loaded (``SeenFile``)."""
         self.digest.add_lines(seen.domain, seen.version, seen.cases, seen.digest_lines)
+        self.domains.add(seen.domain)
         for key, content_hash in seen.named.items():
             self.gate.see_case(key, content_hash)
 
@@ -405,7 +410,9 @@ class Sink:
         self.tally.add(status, r["domain"], r["platform"])
         if status in ("fail", "error", "xfail"):
             annotate_result(r)
-            self.clusters.add(r, info["clauses"] if info is not None else ())
+            clauses = info["clauses"] if info is not None else ()
+            self.clusters.add(r, clauses)
+            self.marks.add(r, clauses)
             self.problems.add(r, info)
 
 
