@@ -25,6 +25,7 @@ from .reports.html import render_html
 from .reports.markdown import render_markdown
 from .reports.meta import run_metadata
 from .reports.results_file import ResultsWriter, put_in_place, read_results
+from .reports.skips import SHOWN
 from .reports.text import Problems, render_text, text_report
 from .run import stream as _stream
 from .run.batches import StartedPlatform
@@ -276,7 +277,7 @@ def _report_run(
         failure = failure or put_in_place(written, output)
     elif output is not None and spool is not None:
         # The file is the full report: every problem.
-        head, tail = text_report(summary, causes, problems, problems.count)
+        head, tail = text_report(summary, causes, problems, problems.count, groups_shown=None)
         failure = _write_full_report(output, head, spool, tail)
     print(table)
     if output is None:
@@ -322,7 +323,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         check_writable(output)
         refuse_inputs(output, [("the results file it reads,", Path(args.results))])
     doc = read_results(Path(args.results))
-    text = render_report(doc, args.format, args.max_problems)
+    text = render_report(doc, args.format, args.max_problems, complete=output is not None)
     if output is None:
         print(text)
         return exit_code(doc)
@@ -334,12 +335,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     return exit_code(doc)
 
 
-def render_report(doc: dict[str, Any], fmt: str, max_problems: int) -> str:
+def render_report(doc: dict[str, Any], fmt: str, max_problems: int, complete: bool = False) -> str:
+    """``complete``: for a file, every skip and partial group (the terminal shows a few)."""
     if fmt == "markdown":
         return render_markdown(doc)
     if fmt == "html":
         return render_html(doc)
-    return render_text(doc, max_problems=max_problems)
+    return render_text(doc, max_problems=max_problems, groups_shown=None if complete else SHOWN)
 
 
 def report_options(p: argparse.ArgumentParser) -> None:

@@ -14,10 +14,12 @@ from typing import IO, Any
 from .._textsafe import bound, shown
 from ..judge.clusters import ClusterTally, render_clusters
 from ..judge.keys import case_key, violation_kind
+from . import skips
 
 # xfail: a divergence an expectations ledger records (runners/gate/ledger.py), never a pass.
 # not_run: a case an interrupted run never finished (runners/_cli.py).
-STATUSES = ("pass", "fail", "error", "skip", "xfail", "not_run")
+# partial: fields the platform declared absent were not compared (docs/protocol.md), never a pass.
+STATUSES = ("pass", "partial", "fail", "error", "skip", "xfail", "not_run")
 
 
 class Tally:
@@ -26,6 +28,11 @@ class Tally:
     def __init__(self) -> None:
         self.totals: Counter[str] = Counter()
         self.cells: dict[str, dict[str, Counter[str]]] = {}
+        self.incomplete = skips.Incomplete()
+
+    def note(self, result: Mapping[str, Any]) -> None:
+        """A result's record, after the ledgers: a skip's reason, a partial's fields."""
+        self.incomplete.add(result)
 
     def add(self, status: str, domain: str, platform: str, count: int = 1) -> None:
         self.totals[status] += count
@@ -51,6 +58,7 @@ class Tally:
                 }
                 for domain, by_platform in self.cells.items()
             },
+            **self.incomplete.to_json(),
         }
 
 
@@ -60,6 +68,7 @@ def summarize(
     tally = Tally()
     for r in results:
         tally.add(r["status"], r["domain"], r["platform"])
+        tally.note(r)
     return tally.summary(platforms)
 
 
@@ -102,7 +111,13 @@ def skipped_whole(platform_info: Mapping[str, Any], domain: str) -> str:
 
 
 def _cell(counts: Mapping[str, int], whole_skip: str) -> str:
-    ran = counts["pass"] + counts["fail"] + counts["error"] + counts.get("xfail", 0)
+    ran = (
+        counts["pass"]
+        + counts.get("partial", 0)
+        + counts["fail"]
+        + counts["error"]
+        + counts.get("xfail", 0)
+    )
     unfinished = counts.get("not_run", 0)
     if ran == 0 and counts["skip"] and not unfinished:
         return (
@@ -113,7 +128,7 @@ def _cell(counts: Mapping[str, int], whole_skip: str) -> str:
     text = f"{counts['pass']}/{ran + counts['skip'] + unfinished}"
     bad = [
         f"{counts.get(s, 0)} {s}"
-        for s in ("fail", "error", "xfail", "skip", "not_run")
+        for s in ("partial", "fail", "error", "xfail", "skip", "not_run")
         if counts.get(s)
     ]
     return text + (" (" + ", ".join(bad) + ")" if bad else " ok")
@@ -205,6 +220,13 @@ def render_problem(
         lines.append(f"  input: {shown(case_input)}")
     if result.get("message"):
         lines.append(f"  {bound(result['message'])}")
+    if result.get("absent"):
+        lines.append(f"  not compared (declared absent): {skips.fields_text(result['absent'])}")
+    if result["status"] == "partial":
+        lines.append(
+            "  the fields it has match; a partial answer is never a pass "
+            '(an expectations ledger can record it: fails {"absent": [...]})'
+        )
     groups = _group_by_value(result.get("diff", []))
     for d, variants in groups[:limit]:
         where = bound(d["pointer"] or "(whole output)", 200) + _chunkings(variants)
@@ -318,7 +340,9 @@ def _render_platform(name: str, info: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def render_text(doc: Mapping[str, Any], max_problems: int = 50) -> str:
+def render_text(
+    doc: Mapping[str, Any], max_problems: int = 50, groups_shown: int | None = skips.SHOWN
+) -> str:
     summary = doc["summary"]
     cases = doc.get("cases", {})
     causes = ClusterTally(keep=3)
@@ -329,14 +353,23 @@ def render_text(doc: Mapping[str, Any], max_problems: int = 50) -> str:
         info = cases.get(case_key(r["domain"], r["case"]))
         causes.add(r, (info or {}).get("clauses", ()))
         problems.add(r, info)
-    head, tail = text_report(summary, causes.clusters(), problems, max_problems)
+    head, tail = text_report(
+        summary, causes.clusters(), problems, max_problems, skips.groups(doc), groups_shown
+    )
     return "\n\n".join([*head, *problems.kept[:max_problems], *tail])
 
 
 def text_report(
-    summary: Mapping[str, Any], causes: Sequence[Any], problems: Problems, max_problems: int
+    summary: Mapping[str, Any],
+    causes: Sequence[Any],
+    problems: Problems,
+    max_problems: int,
+    incomplete: Mapping[str, Any] | None = None,
+    groups_shown: int | None = skips.SHOWN,
 ) -> tuple[list[str], list[str]]:
-    """The text report around its failure blocks: (what comes before them, what after)."""
+    """The text report around its failure blocks: (what comes before them, what after).
+    ``incomplete``: the skip and partial groups (``skips.groups``; default the summary's),
+    ``groups_shown`` of each kind (None: every group, as files have them)."""
     head = []
     by_cause = render_clusters(causes)
     if by_cause:
@@ -346,6 +379,8 @@ def text_report(
     if problems.count > max_problems:
         tail.append(f"… {problems.count - max_problems} more problems (see the full report)")
     tail.append(render_table({"summary": summary}))
+    found = incomplete if incomplete is not None else skips.groups({"summary": summary})
+    tail.extend(skips.render_text(found, groups_shown))
     platform_lines = [
         line for name, info in summary["platforms"].items() for line in _render_platform(name, info)
     ]
@@ -356,10 +391,13 @@ def text_report(
     verdict = "INTERRUPTED" if unfinished else "DIVERGED" if summary["diverged"] else "OK"
     if verdict == "OK" and summary.get("expectations", {}).get("problems"):
         verdict = "GATE FAILED"
+    if verdict == "OK" and summary.get("partial_unrecorded"):
+        verdict = "PARTIAL"  # fields not compared that no ledger records: not a green gate
     xfail = f", {summary['xfail']} xfail" if summary.get("xfail") else ""
+    partial = f", {summary['partial']} partial" if summary.get("partial") else ""
     tail.append(
-        f"{verdict}: {summary['total']} results: {summary['pass']} pass, {summary['fail']} fail, "
-        f"{summary['error']} error, {summary['skip']} skip{xfail}"
+        f"{verdict}: {summary['total']} results: {summary['pass']} pass{partial}, "
+        f"{summary['fail']} fail, {summary['error']} error, {summary['skip']} skip{xfail}"
         + (f", {unfinished} not run" if unfinished else "")
     )
     return head, tail
