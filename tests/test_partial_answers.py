@@ -326,3 +326,49 @@ def test_the_html_page_shows_partials_and_skip_reasons(capsys, tmp_path):
         assert "partial, never a pass" in shown
         assert errors == []
         browser.close()
+
+
+class LackingTwoFields:
+    """An in-process platform (the Python reference) without ``rule_index`` and ``audit``,
+    declared in its ``Implementation``: served from a child like python and rust."""
+
+    name = "lacking-fields"
+
+    def __init__(self) -> None:
+        from adapters.python import PythonAdapter
+
+        self.inner = PythonAdapter()
+
+    def start(self) -> Any:
+        import dataclasses
+
+        implementation = self.inner.start()
+        return dataclasses.replace(implementation, absent={"permission-policy": tuple(FIELDS)})
+
+    def run(self, requests: Any) -> list[Any]:
+        out = []
+        for response in self.inner.run(requests):
+            if isinstance(response.get("output"), dict):
+                response = {**response, "output": dict(response["output"])}
+                for field in FIELDS:
+                    response["output"].pop(field[1:], None)
+            out.append(response)
+        return out
+
+    def stop(self) -> None:
+        self.inner.stop()
+
+
+def test_a_served_in_process_platform_declares_its_fields_too(monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", f"{ROOT}:{TESTS}")
+    command = [sys.executable, "-m", "adapters.serve", "test_partial_answers:LackingTwoFields"]
+    adapter = WorkerAdapter("lacking-fields", command, timeout=30.0)
+    platform = start_platform("lacking-fields", adapter)
+    try:
+        assert platform.implementation is not None
+        assert platform.implementation.absent == {"permission-policy": tuple(FIELDS)}
+        vf = load_vector_file(VECTORS)
+        statuses = {o.status for o in run_cases(platform, vf, vf.cases)}
+    finally:
+        adapter.stop()
+    assert statuses == {"pass", "partial"}
