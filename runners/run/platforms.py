@@ -74,12 +74,10 @@ def describe(platform: StartedPlatform) -> dict[str, Any]:
     if impl.absent:  # what its partial answers lack, as its handshake declared
         info["absent"] = {domain: list(fields) for domain, fields in sorted(impl.absent.items())}
     # Worker platforms: protocol problems that were no case's fault, and the cutoff.
-    problems = getattr(platform.adapter, "problems", None)
-    if problems:
-        info["problems"] = [dict(p) for p in problems]
-    broken = getattr(platform.adapter, "broken", None)
-    if broken:
-        info["broken"] = broken
+    if platform.adapter is not None and platform.adapter.problems:
+        info["problems"] = [dict(p) for p in platform.adapter.problems]
+    if platform.adapter is not None and platform.adapter.broken:
+        info["broken"] = platform.adapter.broken
     return info
 
 
