@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from adapters.protocol import BaseAdapter
 from adapters.worker import WorkerAdapter
 from runners._cli import main
 from runners.judge.outcomes import judge_response, without_absent
@@ -328,7 +329,7 @@ def test_the_html_page_shows_partials_and_skip_reasons(capsys, tmp_path):
         browser.close()
 
 
-class LackingTwoFields:
+class LackingTwoFields(BaseAdapter):
     """An in-process platform (the Python reference) without ``rule_index`` and ``audit``,
     declared in its ``Implementation``: served from a child like python and rust."""
 
