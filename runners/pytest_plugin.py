@@ -21,6 +21,7 @@ process will run (``--batch-cases``, see runners/run/pytest_batches.py).
 from __future__ import annotations
 
 import contextlib
+import json
 import signal
 import sys
 import threading
@@ -187,7 +188,7 @@ class _Groups:
             "domain": props["domain"],
             "case": props["case"],
             "message": props.get("reason"),
-            "absent": [p for p in str(props.get("absent", "")).split(" ") if p],
+            "absent": json.loads(str(props.get("absent", "[]"))),
         }
         if props.get("recorded"):
             result["expectation"] = {}
@@ -385,7 +386,7 @@ class CaseItem(pytest.Item):
         expected = pytest_ledger.judge(self.config, outcome, self.case)
         where = [("platform", self.platform), ("domain", self.case.domain), ("case", self.case.id)]
         if outcome.absent:
-            self.user_properties.append(("absent", " ".join(outcome.absent)))
+            self.user_properties.append(("absent", json.dumps(list(outcome.absent))))
         if expected is not None:
             if outcome.status == "partial":
                 # A partial answer a ledger records: shown xfail with what it lacks.

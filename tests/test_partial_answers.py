@@ -268,6 +268,13 @@ def test_without_absent_reads_stars_and_leaves_its_inputs_alone():
     assert found == ("/m/*/i", "/rules/*/i")
     assert actual == {"rules": [{"x": 2}, {"x": 4}], "m": {"a": {}}}
     assert expected["rules"][0] == {"i": 1, "x": 2}
+    # A field inside one declared with it: gone with its holder.
+    nested = {"a": {"b": {"c": 1}}, "d": 2}
+    assert without_absent(nested, {"d": 2}, ["/a", "/a/b/c"]) == (
+        {"d": 2},
+        {"d": 2, "a": {"b": {"c": 1}}},
+        ("/a", "/a/b/c"),
+    )
 
 
 def test_a_declaration_the_protocol_schema_refuses_fails_the_start():

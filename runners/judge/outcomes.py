@@ -381,8 +381,11 @@ def without_absent(
         holder, value = expected_rest, expected
         for key in path[:-1]:
             value = value[key]
-            # A field inside one declared before it is gone already.
-            holder = holder.get(key) if isinstance(holder, dict) else holder[key]
+            # A field inside one declared before it is gone already (None).
+            if isinstance(holder, dict):
+                holder = holder.get(key)
+            elif isinstance(holder, list) and isinstance(key, int):
+                holder = holder[key]
         if isinstance(holder, dict):
             holder.pop(path[-1], None)
         into = filled
