@@ -380,3 +380,29 @@ def test_a_served_in_process_platform_declares_its_fields_too(monkeypatch):
     finally:
         adapter.stop()
     assert statuses == {"pass", "partial"}
+
+
+def test_under_pytest_a_recorded_partial_is_an_xfail_naming_its_fields(
+    capsys, tmp_path, pytester: pytest.Pytester
+):
+    _, _, out = run_json(capsys, tmp_path)
+    ledger = tmp_path / "ledger.json"
+    assert main(["expectations", "--update", str(ledger), "--results", str(out)]) == 0
+    capsys.readouterr()
+    (pytester.path / "vectors").mkdir()
+    (pytester.path / "vectors" / "permission-policy.json").write_text(
+        VECTORS.read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    pytester.makeini("[pytest]\nhanzo_conformance_vectors = vectors\n")
+    result = pytester.runpytest_inprocess(
+        "--platform",
+        "partial",
+        "--worker",
+        f"partial={worker()}",
+        f"--expectations={ledger}",  # one word: a separate one would be taken for a path
+        "-rx",
+    )
+    outcomes = result.parseoutcomes()
+    assert "failed" not in outcomes and outcomes["xfailed"] > 50 and outcomes["passed"] > 0
+    result.stdout.fnmatch_lines(["*partial: not compared (declared absent): /audit, /rule_index*"])
+    assert result.ret == 0
