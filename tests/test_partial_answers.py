@@ -171,19 +171,23 @@ def test_every_format_shows_partials_and_skip_reasons(capsys, tmp_path):
 
 
 def test_the_terminal_bounds_the_groups_and_files_have_them_all(capsys, tmp_path):
-    _, _, out = run_json(capsys, tmp_path, "--skip-on", "*", "--skip-reason", "<id>")
-    doc = json.loads(out.read_text())
     # One reason per case (a worker naming the case in its reason): 84 groups.
-    for r in doc["results"]:
-        r["message"] = f"not applicable to partial: {r['case']}"
-    doc["summary"].pop("skips")
-    doc["summary"].pop("partials")
-    out.write_text(json.dumps(doc))
+    switches = ("--skip-on", "*", "--skip-reason", "nothing for {id}")
+    _, _, out = run_json(capsys, tmp_path, *switches)
+    assert len(read_results(out)["summary"]["skips"]) == 84
     main(["report", str(out)])
     terminal = capsys.readouterr().out
     assert "… 74 more groups" in terminal
+    assert terminal.count(" skip: not applicable to partial: nothing for ") == 10
     target = tmp_path / "full.txt"
     main(["report", str(out), "--output", str(target)])
+    full = target.read_text()
+    assert "more groups" not in full and full.count(" skip: not applicable to partial: ") == 84
+    # run's own text file too, while its terminal view stays bounded.
+    target = tmp_path / "run.txt"
+    argv = ["run", "--platform", "partial", "--worker", f"partial={worker(*switches)}"]
+    main([*argv, "--domain", "permission-policy", "--output", str(target)])
+    assert "… 74 more groups" in capsys.readouterr().out
     full = target.read_text()
     assert "more groups" not in full and full.count(" skip: not applicable to partial: ") == 84
 

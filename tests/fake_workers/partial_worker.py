@@ -7,7 +7,8 @@ around a package without them would. Switches (an id, or a prefix ending in ``*`
   --per-response       declare the fields absent on each answer instead of the handshake
   --wrong-mode-on ID   answer a wrong ``mode`` (a field it has): a plain failure
   --keep-audit-on ID   answer ``audit`` all the same (a field it declared absent)
-  --skip-on ID         answer skip, with --skip-reason (default "no glob patterns")
+  --skip-on ID         answer skip, with --skip-reason (default "no glob patterns";
+                       "{id}" in it stands for the request id)
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ for line in sys.stdin:
         break
     case_id = request["id"]
     if hits(args.skip_on, case_id):
-        answer({"id": case_id, "skip": {"reason": args.skip_reason}})
+        answer({"id": case_id, "skip": {"reason": args.skip_reason.replace("{id}", case_id)}})
         continue
     [response] = reference.run([{k: request[k] for k in ("id", "domain", "input")}])
     output = response.get("output")
