@@ -4,7 +4,9 @@ Exit codes (README "Exit codes"; ``hanzo-conformance run`` and ``pytest`` agree)
 
 ====  ==============================================================================
 0     every case as expected: passes, plus divergences the ledgers record (xfail)
-1     an unexpected divergence (fail or error), a ledger problem (stale,
+      and partial answers they record
+1     an unexpected divergence (fail or error), a partial answer no ledger
+      records (fields the platform declared absent), a ledger problem (stale,
       changed, expired, or naming a case, hash or platform that does not exist),
       or, for ``report``, results of an interrupted run (cases ``not_run``)
 2     usage error: bad arguments, an invalid vector file, ledger or results file,
@@ -36,6 +38,8 @@ def exit_code(doc: Mapping[str, Any]) -> int:
         return EXIT_DIVERGED
     if summary.get("not_run"):
         return EXIT_DIVERGED
+    if summary.get("partial_unrecorded"):
+        return EXIT_DIVERGED  # not compared is not a pass (docs/protocol.md, partial answers)
     return EXIT_OK
 
 

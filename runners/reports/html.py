@@ -20,6 +20,7 @@ from ..judge.clusters import clusters
 from ..judge.keys import case_key
 from ..judge.marks import ClauseMarks, tally_of
 from ..vectors.clauses import SECURITY
+from . import skips
 
 # Per embedded value; the page shows the elided size. Keeps a report of 10,000 cases
 # with a runaway output loadable.
@@ -38,7 +39,7 @@ def page_data(doc: Mapping[str, Any]) -> dict[str, Any]:
     results = []
     for r in doc["results"]:
         slim = {k: r[k] for k in ("domain", "case", "platform", "status") if k in r}
-        for key in ("message", "detail", "variant", "expectation"):
+        for key in ("message", "detail", "variant", "expectation", "absent"):
             if key in r:
                 slim[key] = r[key]
         if r["status"] != "pass":
@@ -61,6 +62,7 @@ def page_data(doc: Mapping[str, Any]) -> dict[str, Any]:
         if notes:
             info["marks"] = list(notes)
     summary = {k: v for k, v in doc["summary"].items() if k not in ("matrix", "clusters")}
+    summary.update(skips.groups(doc))  # a file from before the groups: made from its results
     touched = tally_of(doc["results"], doc.get("cases"), marks)
     causes = [
         {**touched.to_json(c), "members": c.cases, "notes": touched.notes(c)}
@@ -136,7 +138,8 @@ ul#cases li:hover,ul#cases li.sel{background:#e8f0fe}
 .badge{display:inline-block;padding:0 5px;border-radius:3px;font-size:12px;margin-right:3px}
 .s-pass{background:#2da44e;color:#fff}.s-fail{background:#cf222e;color:#fff}
 .s-error{background:#8250df;color:#fff}.s-xfail{background:#d4a72c;color:#000}
-.s-skip,.s-not_run{background:#8c959f;color:#fff}
+.s-skip,.s-not_run{background:#8c959f;color:#fff}.s-partial{background:#54aeff;color:#000}
+.part{background:#ddf4ff}
 pre{background:#f6f8fa;border:1px solid #ddd;padding:8px;overflow:auto;max-height:320px;
 white-space:pre-wrap;word-break:break-all}
 .diffline-del{background:#ffebe9;display:block}.diffline-add{background:#dafbe1;display:block}
@@ -164,7 +167,7 @@ button{padding:3px 8px}
     <select id="f-tag"><option value="">every tag</option></select>
     <select id="f-status"><option value="">every status</option>
       <option value="diverged" selected>diverged (fail, error, xfail)</option>
-      <option>pass</option><option>fail</option><option>error</option><option>xfail</option>
+      <option>pass</option><option>partial</option><option>fail</option><option>error</option><option>xfail</option>
       <option>skip</option><option>not_run</option></select>
     <input id="f-text" placeholder="case id or text" size="16">
   </div>
@@ -209,14 +212,15 @@ for (const [id, values] of [["f-domain", domains], ["f-platform", platforms], ["
 
 const s = D.summary;
 const problems = (s.expectations && s.expectations.problems) || [];
-$("verdict").textContent = (s.not_run ? "INTERRUPTED" : s.diverged ? "DIVERGED" : problems.length ? "GATE FAILED" : "OK") +
-  ": " + s.total + " results: " + ["pass", "fail", "error", "xfail", "skip"].map((k) => (s[k] || 0) + " " + k).join(", ") +
+$("verdict").textContent = (s.not_run ? "INTERRUPTED" : s.diverged ? "DIVERGED" : problems.length ? "GATE FAILED" : s.partial_unrecorded ? "PARTIAL" : "OK") +
+  ": " + s.total + " results: " + ["pass", "partial", "fail", "error", "xfail", "skip"].map((k) => (s[k] || 0) + " " + k).join(", ") +
   (s.not_run ? ", " + s.not_run + " not run" : "") +
   (s.run ? " · vectors " + s.run.vectors.version : "");
 
 function gridClass(c) {
   if ((c.fail || 0) + (c.error || 0)) return "bad";
   if (c.xfail) return "xf";
+  if (c.partial) return "part";
   if (!c.pass && c.skip) return "skip";
   return "ok";
 }
@@ -227,8 +231,8 @@ function renderGrid() {
     const row = el("tr", {}, el("th", {}, d));
     for (const p of platforms) {
       const c = D.matrix[d][p] || {};
-      const ran = (c.pass || 0) + (c.fail || 0) + (c.error || 0) + (c.xfail || 0);
-      const bad = ["fail", "error", "xfail", "not_run"].filter((k) => c[k]).map((k) => c[k] + " " + k).join(", ");
+      const ran = (c.pass || 0) + (c.partial || 0) + (c.fail || 0) + (c.error || 0) + (c.xfail || 0);
+      const bad = ["partial", "fail", "error", "xfail", "not_run"].filter((k) => c[k]).map((k) => c[k] + " " + k).join(", ");
       const text = ran || c.not_run ? (c.pass || 0) + "/" + (ran + (c.not_run || 0)) + (bad ? " (" + bad + ")" : "") : (D.summary.platforms[p].domains || []).includes(d) ? "not applicable" : "not implemented";
       row.append(el("td", {class: gridClass(c), title: "show " + d + " on " + p,
         onclick: () => { causeFilter = null; $("f-domain").value = d; $("f-platform").value = p; $("f-status").value = ""; apply(); }}, text));
@@ -314,6 +318,8 @@ function select(key, li) {
     sec.append(el("h3", {}, el("span", {class: "badge s-" + r.status}, r.status), r.platform));
     if (r.expectation) sec.append(el("p", {class: "muted"}, "expected by the ledger: " + r.expectation.reason));
     if (r.message) sec.append(el("p", {}, esc(r.message)));
+    if (r.absent) sec.append(el("p", {class: "absent"}, "not compared (declared absent): " + r.absent.map(esc).join(", ") +
+      (r.status === "partial" ? "; the fields it has match: partial, never a pass" : "")));
     if (r.status === "pass") { sec.append(el("p", {class: "muted"}, "output equals the expected output")); box.append(sec); continue; }
     const actual = actualOf(r, info);
     if (r.diff && r.diff.length) {
@@ -361,6 +367,16 @@ function renderGate() {
     const ul = el("ul", {class: "problems"});
     for (const p of problems) ul.append(el("li", {}, p.kind.toUpperCase() + ": " + esc(p.message)));
     box.append(el("h3", {}, "expectations ledger problems"), ul);
+  }
+  // Why cases were not compared, grouped: skip reasons, then the fields partial answers lack.
+  for (const [kind, title] of [["skips", "skipped, by reason"], ["partials", "partial answers (fields declared absent, not compared)"]]) {
+    const groups = s[kind] || [];
+    if (!groups.length) continue;
+    const t = el("table", {class: "ptr " + kind}, el("tr", {}, el("th", {}, "platform"), el("th", {}, "domain"), el("th", {}, "cases"),
+      el("th", {}, kind === "skips" ? "reason" : "not compared"), el("th", {}, "e.g.")));
+    for (const g of groups) t.append(el("tr", {}, el("td", {}, g.platform), el("td", {}, g.domain), el("td", {}, g.count),
+      el("td", {}, esc(kind === "skips" ? g.reason : g.absent.join(", "))), el("td", {}, g.cases.join(", "))));
+    box.append(el("h3", {}, title), t);
   }
   if (s.triage && s.triage.length) {
     const ul = el("ul", {class: "triage"});

@@ -18,6 +18,7 @@ from .._textsafe import bound, shown
 from ..judge.clusters import clusters
 from ..judge.keys import case_key, violation_kind
 from ..judge.marks import ClauseMarks, MarkTally, tally_of
+from . import skips
 from .text import (
     STATUSES,
     _chunkings,
@@ -26,11 +27,19 @@ from .text import (
 )
 
 MAX_DIVERGENCES_SHOWN = 200
-_ICON = {"pass": "✅", "fail": "❌", "error": "💥", "xfail": "🟡", "skip": "⏭️", "not_run": "⏸️"}
+_ICON = {
+    "pass": "✅",
+    "partial": "🧩",
+    "fail": "❌",
+    "error": "💥",
+    "xfail": "🟡",
+    "skip": "⏭️",
+    "not_run": "⏸️",
+}
 
 
 def _cell(counts: Mapping[str, int], whole_skip: str) -> str:
-    ran = sum(counts.get(s, 0) for s in ("pass", "fail", "error", "xfail"))
+    ran = sum(counts.get(s, 0) for s in ("pass", "partial", "fail", "error", "xfail"))
     if ran == 0 and counts.get("skip") and not counts.get("not_run"):
         return f"⏭️ {whole_skip}"
     parts = [f"{_ICON[s]} {counts[s]} {s}" for s in STATUSES if counts.get(s)]
@@ -66,6 +75,8 @@ def render_markdown(
     verdict = "❌ diverged" if summary["diverged"] else "✅ ok"
     if not summary["diverged"] and problems:
         verdict = "❌ gate failed (expectations)"
+    if verdict == "✅ ok" and summary.get("partial_unrecorded"):
+        verdict = "❌ partial answers no ledger records"
     if summary.get("not_run"):
         verdict = "⏸️ interrupted"
     out = [
@@ -132,6 +143,7 @@ def render_markdown(
                 f"| {_escape(', '.join(c.cases[:3]))} |"
             )
         out.append("")
+    out += _incomplete(skips.groups(doc))
     out += _divergences(doc, marks, touched, bounded, rest)
     return "\n".join(out).rstrip() + "\n"
 
@@ -150,6 +162,37 @@ def _security(found: list[Any], touched: MarkTally) -> list[str]:
         )
         out += [f"  - {_escape(note, 800)}" for note in touched.notes(c)]
     out.append("")
+    return out
+
+
+def _incomplete(found: Mapping[str, Any]) -> list[str]:
+    """Skip reasons and partial answers, grouped: every group (they are few)."""
+    out: list[str] = []
+    if found.get("skips"):
+        out += ["## Skipped, by reason", "", "| platform | domain | cases | reason | e.g. |"]
+        out.append("|---|---|---|---|---|")
+        out += [
+            f"| {_escape(g['platform'])} | {_escape(g['domain'])} | {g['count']} "
+            f"| {_escape(g['reason'])} | {_escape(', '.join(g['cases']))} |"
+            for g in found["skips"]
+        ]
+        out.append("")
+    if found.get("partials"):
+        out += [
+            "## Partial answers",
+            "",
+            "The platform declared these output fields absent: the rest of each output was "
+            "compared and matched; a partial answer is never a pass.",
+            "",
+            "| platform | domain | cases | not compared | e.g. |",
+            "|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {_escape(g['platform'])} | {_escape(g['domain'])} | {g['count']} "
+            f"| {_escape(skips.fields_text(g['absent']))} | {_escape(', '.join(g['cases']))} |"
+            for g in found["partials"]
+        ]
+        out.append("")
     return out
 
 

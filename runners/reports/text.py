@@ -15,13 +15,15 @@ from .._textsafe import bound, shown
 from ..judge.clusters import ClusterTally, render_clusters
 from ..judge.keys import case_key, violation_kind
 from ..judge.marks import ClauseMarks, MarkTally
+from . import skips
 
 CLUSTERS_SHOWN = 12
 """Clusters a bounded view lists (those touching a security-relevant clause come on top)."""
 
 # xfail: a divergence an expectations ledger records (runners/gate/ledger.py), never a pass.
 # not_run: a case an interrupted run never finished (runners/_cli.py).
-STATUSES = ("pass", "fail", "error", "skip", "xfail", "not_run")
+# partial: fields the platform declared absent were not compared (docs/protocol.md), never a pass.
+STATUSES = ("pass", "partial", "fail", "error", "skip", "xfail", "not_run")
 
 
 class Tally:
@@ -30,6 +32,11 @@ class Tally:
     def __init__(self) -> None:
         self.totals: Counter[str] = Counter()
         self.cells: dict[str, dict[str, Counter[str]]] = {}
+        self.incomplete = skips.Incomplete()
+
+    def note(self, result: Mapping[str, Any]) -> None:
+        """A result's record, after the ledgers: a skip's reason, a partial's fields."""
+        self.incomplete.add(result)
 
     def add(self, status: str, domain: str, platform: str, count: int = 1) -> None:
         self.totals[status] += count
@@ -55,6 +62,7 @@ class Tally:
                 }
                 for domain, by_platform in self.cells.items()
             },
+            **self.incomplete.to_json(),
         }
 
 
@@ -64,6 +72,7 @@ def summarize(
     tally = Tally()
     for r in results:
         tally.add(r["status"], r["domain"], r["platform"])
+        tally.note(r)
     return tally.summary(platforms)
 
 
@@ -106,7 +115,13 @@ def skipped_whole(platform_info: Mapping[str, Any], domain: str) -> str:
 
 
 def _cell(counts: Mapping[str, int], whole_skip: str) -> str:
-    ran = counts["pass"] + counts["fail"] + counts["error"] + counts.get("xfail", 0)
+    ran = (
+        counts["pass"]
+        + counts.get("partial", 0)
+        + counts["fail"]
+        + counts["error"]
+        + counts.get("xfail", 0)
+    )
     unfinished = counts.get("not_run", 0)
     if ran == 0 and counts["skip"] and not unfinished:
         return (
@@ -117,7 +132,7 @@ def _cell(counts: Mapping[str, int], whole_skip: str) -> str:
     text = f"{counts['pass']}/{ran + counts['skip'] + unfinished}"
     bad = [
         f"{counts.get(s, 0)} {s}"
-        for s in ("fail", "error", "xfail", "skip", "not_run")
+        for s in ("partial", "fail", "error", "xfail", "skip", "not_run")
         if counts.get(s)
     ]
     return text + (" (" + ", ".join(bad) + ")" if bad else " ok")
@@ -214,6 +229,13 @@ def render_problem(
         lines.append(f"  input: {shown(case_input)}")
     if result.get("message"):
         lines.append(f"  {bound(result['message'])}")
+    if result.get("absent"):
+        lines.append(f"  not compared (declared absent): {skips.fields_text(result['absent'])}")
+    if result["status"] == "partial":
+        lines.append(
+            "  the fields it has match; a partial answer is never a pass "
+            '(an expectations ledger can record it: fails {"absent": [...]})'
+        )
     groups = _group_by_value(result.get("diff", []))
     for d, variants in groups[:limit]:
         where = bound(d["pointer"] or "(whole output)", 200) + _chunkings(variants)
@@ -340,8 +362,9 @@ def _render_platform(name: str, info: Mapping[str, Any]) -> list[str]:
 def render_text(
     doc: Mapping[str, Any], max_problems: int | None = 50, rest: str = "see the full report"
 ) -> str:
-    """The text report; ``max_problems`` None: every problem and cluster (a report
-    written to a file), else a bounded view whose cuts say ``rest`` (how to see them)."""
+    """The text report; ``max_problems`` None: every problem, cluster, skip and partial
+    group (a report written to a file), else a bounded view whose cuts say ``rest`` (how
+    to see them)."""
     summary = doc["summary"]
     cases = doc.get("cases", {})
     marks = ClauseMarks.from_summary(summary)
@@ -356,7 +379,9 @@ def render_text(
         causes.add(r, clauses)
         touched.add(r, clauses)
         problems.add(r, info)
-    head, tail = text_report(summary, causes.clusters(), problems, max_problems, touched, rest)
+    head, tail = text_report(
+        summary, causes.clusters(), problems, max_problems, touched, rest, skips.groups(doc)
+    )
     return "\n\n".join([*head, *problems.kept, *tail])
 
 
@@ -367,12 +392,15 @@ def text_report(
     max_problems: int | None,
     marks: MarkTally | None = None,
     rest: str = "see the full report",
+    incomplete: Mapping[str, Any] | None = None,
 ) -> tuple[list[str], list[str]]:
     """The text report around its failure blocks: (what comes before them, what after).
 
-    ``max_problems`` None is the full report (every cluster too); otherwise the view is
-    bounded and each cut says ``rest``. Clusters touching a security-relevant clause
-    (``marks``) come first, are never cut, and the verdict line names them."""
+    ``max_problems`` None is the full report (every cluster, skip and partial group too);
+    otherwise the view is bounded and each cut says ``rest``. Clusters touching a
+    security-relevant clause (``marks``) come first, are never cut, and the verdict line
+    names them. ``incomplete``: the skip and partial groups (``skips.groups``; default
+    the summary's)."""
     head = []
     ordered = marks.ordered(causes) if marks is not None else list(causes)
     limit = None if max_problems is None else CLUSTERS_SHOWN
@@ -384,6 +412,8 @@ def text_report(
     if max_problems is not None and problems.count > max_problems:
         tail.append(f"… {problems.count - max_problems} more problems ({rest})")
     tail.append(render_table({"summary": summary}))
+    found = incomplete if incomplete is not None else skips.groups({"summary": summary})
+    tail.extend(skips.render_text(found, None if max_problems is None else skips.SHOWN))
     platform_lines = [
         line for name, info in summary["platforms"].items() for line in _render_platform(name, info)
     ]
@@ -394,10 +424,13 @@ def text_report(
     verdict = "INTERRUPTED" if unfinished else "DIVERGED" if summary["diverged"] else "OK"
     if verdict == "OK" and summary.get("expectations", {}).get("problems"):
         verdict = "GATE FAILED"
+    if verdict == "OK" and summary.get("partial_unrecorded"):
+        verdict = "PARTIAL"  # fields not compared that no ledger records: not a green gate
     xfail = f", {summary['xfail']} xfail" if summary.get("xfail") else ""
+    partial = f", {summary['partial']} partial" if summary.get("partial") else ""
     tail.append(
-        f"{verdict}: {summary['total']} results: {summary['pass']} pass, {summary['fail']} fail, "
-        f"{summary['error']} error, {summary['skip']} skip{xfail}"
+        f"{verdict}: {summary['total']} results: {summary['pass']} pass{partial}, "
+        f"{summary['fail']} fail, {summary['error']} error, {summary['skip']} skip{xfail}"
         + (f", {unfinished} not run" if unfinished else "")
         + (marks.verdict_note(ordered) if marks is not None else "")
     )

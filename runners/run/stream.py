@@ -408,6 +408,7 @@ class Sink:
         self.gate.judge(r)
         status = r["status"]
         self.tally.add(status, r["domain"], r["platform"])
+        self.tally.note(r)
         if status in ("fail", "error", "xfail"):
             annotate_result(r)
             clauses = info["clauses"] if info is not None else ()
