@@ -457,3 +457,27 @@ def test_a_worker_folder_a_hook_locked_is_removed_all_the_same(tmp_path: Path) -
         if base != tmp_path:
             subprocess.run(["chmod", "-R", "u+rwx", str(base)], check=False)
             shutil.rmtree(base, ignore_errors=True)
+
+
+def test_merged_shards_keep_the_note_of_where_they_ran(tmp_path: Path) -> None:
+    # The note says where the cases ran: a merge (here, with namespaces, or not) keeps
+    # the shards' note and adds none of its own.
+    cases = [hook_case(f"plain-{i}", "exit 0", {}) for i in range(4)]
+    vectors = write_hooks_file(tmp_path, cases)
+    shards = []
+    for index in (1, 2):
+        out = tmp_path / f"shard-{index}.json"
+        env = {**os.environ, isolation.NO_NAMESPACES_ENV: "1"}
+        argv = [*run_args(vectors, out, "python"), "--shard", f"{index}/2"]
+        command = [sys.executable, "-m", "runners", *argv]
+        subprocess.run(command, cwd=ROOT, env=env, capture_output=True, timeout=300, check=True)
+        shards.append(str(out))
+    merged = tmp_path / "merged.json"
+    command = [
+        sys.executable, "-m", "runners", "merge", *shards, "--output", str(merged),
+        "--no-default-vectors", "--vectors", str(vectors),
+    ]  # fmt: skip
+    env = {**os.environ, isolation.NO_NAMESPACES_ENV: ""}
+    subprocess.run(command, cwd=ROOT, env=env, capture_output=True, timeout=300, check=True)
+    note = json.loads(merged.read_text(encoding="utf-8"))["summary"]["run"].get("isolation")
+    assert note is not None and "no PID namespaces" in note
