@@ -158,9 +158,10 @@ ABSENT = {
 HARNESS_LAYS_OUT = False
 """Whether the harness lays the OS cases out (the handshake's ``harness_lays_out``):
 config-merge runs only then, so that this worker holds no copy of the case layout."""
-PARTIAL_ANSWERS = False
-"""Whether the harness takes partial answers (the handshake's ``absent``, declared for
-every case of a domain in ABSENT); until it does, those cases are skipped."""
+PARTIAL_ANSWERS = True
+"""Whether to send partial answers (the handshake's ``absent``, declared for every case
+of a domain in ABSENT; docs/protocol.md "Partial answers"); without, those cases are
+skipped, for a harness that predates them."""
 GLOB_CHARACTERS = frozenset("*?[")
 MODES = {
     "allow": PermissionMode.Allow,
