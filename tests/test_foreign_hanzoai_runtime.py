@@ -201,3 +201,19 @@ def test_session_compaction_is_compared_without_the_token_counts_it_lacks(
     # It drops the system prompt for its own system message when it compacts.
     dropped = {d["pointer"]: d for d in by_case["estimated-counts-trigger-compaction"]["diff"]}
     assert dropped["/messages/0/content"]["expected"] == "You are terse."
+
+
+def test_permission_policy_skip_reasons_and_partials_read_in_text_and_markdown(
+    worker: str, tmp_path: Path
+) -> None:
+    """What a maintainer reads: why 73 cases were not compared (no glob patterns, no
+    mode strings) and which fields the 11 partial answers lack, in both reports."""
+    _run(worker, tmp_path / "r.json", "--expectations", LEDGER, domain="permission-policy")
+    for fmt in ("text", "markdown"):
+        out = tmp_path / f"report.{fmt}"
+        argv = ["report", str(tmp_path / "r.json"), "--format", fmt, "--output", str(out)]
+        assert main(argv) == 0
+        report = out.read_text(encoding="utf-8")
+        assert "it has no glob patterns" in report, fmt
+        assert "it has no mode to validate" in report, fmt
+        assert "/rule_index" in report and "/audit" in report, fmt
