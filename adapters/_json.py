@@ -19,7 +19,7 @@ means it: objects by their members whatever the keys' order, arrays element by
 element, an integer-valued float equal to the integer (``1`` and ``1.0``: JSON has
 one number type), a boolean never a number, and beyond I-JSON's exact range
 (2^53) numbers compared as the doubles they stand for. The judge
-(``runners._compare``), triage and ``generate`` all decide sameness here.
+(``runners.judge.compare``), triage and ``generate`` all decide sameness here.
 """
 
 from __future__ import annotations

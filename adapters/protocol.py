@@ -99,11 +99,11 @@ class KnownInputText(dict[str, Any]):
     """A request (``id``, ``domain``, ``input``) whose input's JSON text is already made.
 
     The harness builds one per case and platform from the case's cached text
-    (``runners._vectors.Case.input_json``): ``encode_request`` writes that text
+    (``runners.vectors.load.Case.input_json``): ``encode_request`` writes that text
     instead of encoding the input again. To any adapter it is a plain request.
 
     It may also say what output it expects: ``expected_output`` and its compact
-    JSON text ``expected_output_json`` (``runners._vectors.Case.expected_json``).
+    JSON text ``expected_output_json`` (``runners.vectors.load.Case.expected_json``).
     An adapter that receives answers as text (``WorkerAdapter``) may then answer an
     output whose text is byte for byte that text with an :class:`OutputAsExpected`
     holding ``expected_output``, without decoding it: equal JSON text is the same
@@ -190,7 +190,7 @@ class OutputAsExpected(dict[str, Any]):
     ``expected_output_json``; its ``output`` is the request's ``expected_output`` object.
 
     To any caller it is a plain output response. One that knows the request's
-    expectation (``runners._outcomes.Judgement``) can tell from the type alone that
+    expectation (``runners.judge.outcomes.Judgement``) can tell from the type alone that
     the output is that value, and skip comparing it.
     """
 
@@ -204,7 +204,7 @@ class ErrorAsExpected(dict[str, Any]):
     worker wrote, already checked to be plain UTF-8 (I-JSON).
 
     To any caller it is a plain error response. One that knows the request's
-    expectation (``runners._run``) can tell from the type alone that the error passes.
+    expectation (``runners.run.batches``) can tell from the type alone that the error passes.
     """
 
     __slots__ = ()

@@ -517,7 +517,7 @@ class WorkerAdapter:
         """``run``, except that an answer meaning "the output the request expects"
         (the expect extension's ``=``, or the expected answer line byte for byte) is
         ``None`` where ``run`` has an :class:`OutputAsExpected`: the harness's runner
-        (``runners._run``) makes nothing per such case. Interrupted (a signal), the
+        (``runners.run.batches``) makes nothing per such case. Interrupted (a signal), the
         exception's ``answered`` holds the responses so far (without marks: that path
         looks them up by id)."""
         # Per request sent, in order: its line, and the answer line that means "the
@@ -836,7 +836,8 @@ class WorkerAdapter:
                 message += f"; {FLUSH_HINT}"
             return _Failure(message, "worker killed", group_lost=self.held_while_running)
         if line is _EOF:
-            # Spelled as runners/_clusters.py reads it (its cause: exit N, signal, closed stdout).
+            # Spelled as runners/judge/clusters.py reads it
+            # (its cause: exit N, signal, closed stdout).
             code = worker.exit_code()
             return _Failure(
                 f"worker exited with code {code} while running case {case_id}", group_lost=True

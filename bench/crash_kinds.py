@@ -19,7 +19,7 @@ from typing import Any
 ROOT = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent)
 sys.path.insert(0, str(ROOT))
 
-from runners._clusters import ClusterTally, annotate_result  # noqa: E402
+from runners.judge.clusters import ClusterTally, annotate_result  # noqa: E402
 
 COUNT = 100_000
 

@@ -2,7 +2,7 @@
 
     python3 bench/diff_align.py [--frames 50 200 500 5000] [--repeat 5]
 
-Per frame count N, the best of ``--repeat`` timings of ``runners._compare.diff(...,
+Per frame count N, the best of ``--repeat`` timings of ``runners.judge.compare.diff(...,
 align=True)`` on sse-frames-like outputs (four-member frames): one frame dropped from
 the middle (the usual shape: equal ends, one difference), and every frame changed with
 the first dropped (nothing equal at either end: the least-cost search itself, or, past
@@ -20,7 +20,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from runners._compare import diff  # after the path setup above
+from runners.judge.compare import diff  # after the path setup above
 
 
 def best(repeat: int, expected: Any, actual: Any, align: bool) -> float:

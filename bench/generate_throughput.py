@@ -33,10 +33,10 @@ import time
 import hypothesis
 import proctree  # bench/, this script's folder
 
-from runners._platforms import factories, start_all, stop_all
 from runners.generate import search as _generate
 from runners.generate.cli import case_tmpdir
 from runners.generate.search import Search, input_batches
+from runners.run.platforms import factories, start_all, stop_all
 
 
 def _children_cpu() -> float:

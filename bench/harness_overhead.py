@@ -22,9 +22,9 @@ Then, per file:
   extension's ``run_batch(json_text)`` on batches of 1000 (serde in, the JSON
   layer, serde out: the crate side of the boundary); js, ``DOMAINS[domain](input)``
   per case in a Node process (``bench/harness_overhead_js.mjs``);
-* **harness**: ``runners._run.run_cases`` on a started platform (served from its
+* **harness**: ``runners.run.batches.run_cases`` on a started platform (served from its
   child unless ``--in-process``; js through its worker), then the outcomes made into
-  what the CLI makes of them (``runners._stream.encode_chunk`` with results lines
+  what the CLI makes of them (``runners.run.stream.encode_chunk`` with results lines
   wanted: a results line per pass, a record per other result), all of it checked to
   pass. The cases' own lines of the results document (``case_lines``, one per case
   whatever the number of platforms) are made by the same call; their CPU time is
@@ -68,14 +68,14 @@ sys.path.insert(0, str(ROOT))
 
 from adapters import registry  # noqa: E402 - after the path setup above
 from adapters.js import find_node  # noqa: E402
-from runners._run import (  # noqa: E402
+from runners.run.batches import (  # noqa: E402
     OWN_REQUEST,
     StartedPlatform,
     run_cases,
     start_platform,
 )
-from runners._stream import encode_chunk  # noqa: E402
-from runners._vectors import VectorFile, load_vector_file  # noqa: E402
+from runners.run.stream import encode_chunk  # noqa: E402
+from runners.vectors.load import VectorFile, load_vector_file  # noqa: E402
 
 UNRESERVED = string.ascii_letters + string.digits + "-._~"
 DOMAINS = ("oauth-pkce", "mcp-normalization")
@@ -333,7 +333,7 @@ def main() -> None:
             gc.collect()
             load_s, vector_file = _timed(lambda p=path: load_vector_file(p))
             gc.collect()
-            gc.freeze()  # as runners._stream does with each file it runs
+            gc.freeze()  # as runners.run.stream does with each file it runs
             n = len(vector_file.cases)
             print(f"\n{domain}: load {load_s / n * 1e6:.1f} us/case ({load_s:.2f} s)")
             for name in platforms:

@@ -4,7 +4,7 @@
 
 Needs valgrind. For each file of ``bench/harness_overhead.py`` (same synthetic cases),
 writes the run lines the harness sends its child (the expect, expect-error and tab-run
-extensions offered, each case's line as ``runners._run`` makes it) for 2,000 and
+extensions offered, each case's line as ``runners.run.batches`` makes it) for 2,000 and
 6,000 cases, replays each into ``python -m adapters.serve python`` under callgrind,
 and prints (Ir(6,000) - Ir(2,000)) / 4,000: the child's instructions per case, the
 start-up cancelled out. Also the implementation's own work the same way (the inputs
@@ -43,8 +43,8 @@ from adapters.messages import (  # noqa: E402
     expect_line,
     tab_line,
 )
-from runners._run import _own_request  # noqa: E402
-from runners._vectors import load_vector_file  # noqa: E402
+from runners.run.batches import _own_request  # noqa: E402
+from runners.vectors.load import load_vector_file  # noqa: E402
 
 SERVE = "import sys, adapters.serve as s; s.FLUSH_AFTER_S = 3600.0; sys.exit(s.main(['python']))"
 OWN = """

@@ -36,9 +36,9 @@ SCRIPT = """
 import gc, sys
 sys.path.insert(0, sys.argv[4])
 from adapters import registry
-from runners._run import run_cases, start_platform
-from runners._stream import encode_chunk
-from runners._vectors import load_vector_file
+from runners.run.batches import run_cases, start_platform
+from runners.run.stream import encode_chunk
+from runners.vectors.load import load_vector_file
 path, name, mode = sys.argv[1:4]
 from pathlib import Path
 vector_file = load_vector_file(Path(path))

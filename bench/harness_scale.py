@@ -17,7 +17,7 @@ this generating process; sampled every 100 ms from /proc) and its peak PSS (page
 shared by forked processes counted once; every 300 ms), the load average, and the
 outcome counts from the results' summary.
 
-``--library`` measures the library path instead (``runners._run.run_cases`` called
+``--library`` measures the library path instead (``runners.run.batches.run_cases`` called
 one platform after another on one file at a time, outcomes written as JSON lines),
 as the first measurement of this target did.
 """
@@ -45,8 +45,8 @@ import proctree  # noqa: E402
 from harness_overhead import write_file  # noqa: E402
 
 from adapters import registry  # noqa: E402
-from runners._run import run_cases, start_platform  # noqa: E402
-from runners._vectors import load_vector_file  # noqa: E402
+from runners.run.batches import run_cases, start_platform  # noqa: E402
+from runners.vectors.load import load_vector_file  # noqa: E402
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 

@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from harness_overhead import DOMAINS, write_file  # noqa: E402
 
-from runners._stream import _warm  # noqa: E402
-from runners._vectors import load_vector_file  # noqa: E402
+from runners.run.stream import _warm  # noqa: E402
+from runners.vectors.load import load_vector_file  # noqa: E402
 
 
 def main() -> None:

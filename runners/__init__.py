@@ -11,19 +11,19 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._compare import Difference, diff
-    from ._outcomes import Outcome
-    from ._run import StartedPlatform, run_cases, run_matrix, start_platform
-    from ._vectors import Case, VectorFile, load_vector_file, load_vectors
     from .exceptions import HarnessError, PlatformUnavailable, Problem, VectorFileError
+    from .judge.compare import Difference, diff
+    from .judge.outcomes import Outcome
     from .reports.text import document, render_text
+    from .run.batches import StartedPlatform, run_cases, run_matrix, start_platform
+    from .vectors.load import Case, VectorFile, load_vector_file, load_vectors
 
 _HOMES = {
-    "._compare": ("Difference", "diff"),
-    "._outcomes": ("Outcome",),
+    ".judge.compare": ("Difference", "diff"),
+    ".judge.outcomes": ("Outcome",),
     ".reports.text": ("document", "render_text"),
-    "._run": ("StartedPlatform", "run_cases", "run_matrix", "start_platform"),
-    "._vectors": ("Case", "VectorFile", "load_vector_file", "load_vectors"),
+    ".run.batches": ("StartedPlatform", "run_cases", "run_matrix", "start_platform"),
+    ".vectors.load": ("Case", "VectorFile", "load_vector_file", "load_vectors"),
     ".exceptions": ("HarnessError", "PlatformUnavailable", "Problem", "VectorFileError"),
 }
 _HOME = {name: module for module, names in _HOMES.items() for name in names}

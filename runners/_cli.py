@@ -16,27 +16,27 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import _options as opt
-from . import _stream
-from ._format import canonical
-from ._inherited_signals import to_handle
-from ._jobs import run_jobs
-from ._meta import run_metadata
 from ._output import check_writable, refuse_inputs, write_atomically, write_results
-from ._platforms import describe, factories, stop_all
-from ._progress import Progress
-from ._progress import wanted as progress_wanted
-from ._results_file import ResultsWriter, put_in_place, read_results
-from ._run import StartedPlatform
-from ._schemas import extra_schema_dirs
-from ._vector_stream import VectorSource
-from ._vectors import VECTORS_DIR, VectorFile, load_vectors, vector_paths
 from .exceptions import HarnessError, VectorFileError
 from .gate.ledger import LedgerGate, ledger_from_results, ledger_text, load_ledger
 from .gate.verdict import EXIT_USAGE, exit_code
 from .reports.history import render_history
 from .reports.html import render_html
 from .reports.markdown import render_markdown
+from .reports.meta import run_metadata
+from .reports.results_file import ResultsWriter, put_in_place, read_results
 from .reports.text import Problems, render_text, text_report
+from .run import stream as _stream
+from .run.batches import StartedPlatform
+from .run.jobs import run_jobs
+from .run.platforms import describe, factories, stop_all
+from .run.progress import Progress
+from .run.progress import wanted as progress_wanted
+from .run.signals import to_handle
+from .vectors.format import canonical
+from .vectors.load import VECTORS_DIR, VectorFile, load_vectors, vector_paths
+from .vectors.schemas import extra_schema_dirs
+from .vectors.stream import VectorSource
 
 
 def _sources(args: argparse.Namespace) -> list[Path]:
@@ -104,7 +104,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 @contextlib.contextmanager
 def _signals(handler: Any) -> Iterator[None]:
     """SIGINT and SIGTERM go to ``handler`` inside the block (main thread only), unless
-    the process was started with one ignored (``runners._inherited_signals``)."""
+    the process was started with one ignored (``runners.run.signals``)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -212,7 +212,7 @@ def _jobs_run(
     spool: IO[str] | None,
     groups: list[list[Path]],
 ) -> int:
-    """``_stream_run`` with the files split across harness jobs (``runners._jobs``)."""
+    """``_stream_run`` with the files split across harness jobs (``runners.run.jobs``)."""
     progress = _progress_bar(args, vectors, len(chosen))
     gate = LedgerGate(ledgers, [name for name, _ in chosen])
     problems = Problems(lambda _platform, _message: False, args.max_problems, spool)

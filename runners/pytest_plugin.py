@@ -15,7 +15,7 @@ markers ``platform_<platform>`` and ``domain_<domain>`` (select with ``-m``: unl
 
 Each item reports its own outcome, but items run in batches: the first item of a
 (vector file, platform) to run also runs the next selected items of that pair this
-process will run (``--batch-cases``, see runners/_pytest_batches.py).
+process will run (``--batch-cases``, see runners/run/pytest_batches.py).
 """
 
 from __future__ import annotations
@@ -31,16 +31,16 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from . import _options as opt
-from ._outcomes import Outcome
-from ._platforms import describe, factories, stop_all
-from ._pytest_batches import Batcher
-from ._run import StartedPlatform, start_platform
-from ._schemas import extra_schema_dirs
-from ._vectors import CANDIDATES_DIR, Case, VectorFile, load_vector_file
 from .exceptions import VectorFileError
 from .gate import pytest_ledger
 from .gate.verdict import in_shard
+from .judge.outcomes import Outcome
 from .reports.text import render_problem
+from .run.batches import StartedPlatform, start_platform
+from .run.platforms import describe, factories, stop_all
+from .run.pytest_batches import Batcher
+from .vectors.load import CANDIDATES_DIR, Case, VectorFile, load_vector_file
+from .vectors.schemas import extra_schema_dirs
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr

@@ -10,11 +10,11 @@ import miniatures
 import pytest
 
 from adapters.registry import register_platform, unregister_platform
-from runners import _inherited_signals
+from runners.run import signals as _inherited_signals
 
 # The suite interrupts harnesses (its own process, and ones it starts) with SIGINT and
 # expects a terminal's defaults; a suite started as a script's background job inherits
-# SIGINT ignored, which the harness would keep (runners._inherited_signals).
+# SIGINT ignored, which the harness would keep (runners.run.signals).
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 _inherited_signals.IGNORED_AT_START = frozenset()
@@ -55,7 +55,7 @@ def served_liar(monkeypatch: pytest.MonkeyPatch) -> Any:
     offered) and started: its lines go the ordinary way, and every output is one "!" off."""
     from adapters.serve import MAX_GROUP
     from adapters.worker import WorkerAdapter
-    from runners._run import start_platform
+    from runners.run.batches import start_platform
 
     monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parent))
     command = [sys.executable, "-m", "adapters.serve", "miniatures:Liar"]

@@ -21,7 +21,7 @@ from processes import survivors, within
 from adapters.protocol import Request
 from adapters.worker import WorkerAdapter
 from runners._cli import main
-from runners._schemas import results_validator
+from runners.vectors.schemas import results_validator
 
 CHAOS = Path(__file__).resolve().parent / "fake_workers" / "chaos_worker.py"
 TIMEOUT = 0.3

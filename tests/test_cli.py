@@ -10,7 +10,7 @@ from conftest import hello_case, vector_document
 
 from adapters.registry import register_platform, unregister_platform
 from runners._cli import main
-from runners._schemas import results_validator
+from runners.vectors.schemas import results_validator
 
 
 @pytest.fixture

@@ -14,14 +14,14 @@ from adapters.python import PythonAdapter
 from adapters.registry import register_platform, unregister_platform
 from adapters.worker import WorkerAdapter, case_of
 from runners._cli import main
-from runners._clusters import (
+from runners.judge.clusters import (
     cluster_id,
     crash_kind,
     difference_kind,
     pointer_pattern,
     result_crash_kind,
 )
-from runners._schemas import results_validator
+from runners.vectors.schemas import results_validator
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE = ROOT / "tests" / "fake_workers" / "fake_worker.py"

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from runners._compare import MISSING, Difference, diff, rules_for
-from runners._schemas import vector_file_validator
+from runners.judge.compare import MISSING, Difference, diff, rules_for
+from runners.vectors.schemas import vector_file_validator
 
 SUMMARY_MASK = {"kind": "ignore", "path": "/messages/*/content", "where": {"summary": True}}
 JITTER_BOUND = {
@@ -161,7 +161,7 @@ def test_of_two_alignments_that_cost_the_same_pairs_first_chooses():
 
 def test_arrays_of_equal_length_or_past_the_limit_stay_positional(monkeypatch):
     assert diff([1, 2], [2, 1], align=True) == diff([1, 2], [2, 1])
-    monkeypatch.setattr("runners._compare.ALIGN_LIMIT", 1)
+    monkeypatch.setattr("runners.judge.compare.ALIGN_LIMIT", 1)
     # Only what lies between the first and last difference counts against the limit:
     # here that is [2] against [] (one element), aligned ...
     assert diff([1, 2], [2], align=True) == [Difference("/0", 1, MISSING)]

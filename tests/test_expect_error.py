@@ -29,9 +29,9 @@ from adapters.messages import EXTENSIONS_LINE, encode_request, error_acknowledge
 from adapters.protocol import ErrorAsExpected
 from adapters.serve import MAX_GROUP
 from adapters.worker import WorkerAdapter
-from runners._run import _own_request, run_cases, start_platform
-from runners._stream import encode_chunk
-from runners._vectors import VectorFile, load_vector_file
+from runners.run.batches import _own_request, run_cases, start_platform
+from runners.run.stream import encode_chunk
+from runners.vectors.load import VectorFile, load_vector_file
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent

@@ -27,8 +27,8 @@ from adapters.messages import EXTENSIONS_LINE, encode_request, expect_line
 from adapters.protocol import ACK, KnownInputText, OutputAsExpected, Request, Response
 from adapters.python import PythonAdapter
 from adapters.worker import WorkerAdapter
-from runners._run import _own_request, run_cases, start_platform
-from runners._vectors import VectorFile, load_vector_file
+from runners.run.batches import _own_request, run_cases, start_platform
+from runners.vectors.load import VectorFile, load_vector_file
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE = Path(__file__).resolve().parent / "fake_workers" / "fake_worker.py"
@@ -235,7 +235,7 @@ class _ErrorAs(PythonAdapter):
 def test_an_expected_error_passes_only_with_its_code_in_plain_utf8(
     code: str | None, message: str, status: str
 ) -> None:
-    # Expected errors pass without a Judgement (runners._run._run_own_inputs): only the
+    # Expected errors pass without a Judgement (runners.run.batches._run_own_inputs): only the
     # expected code with plain UTF-8 strings does.
     vf = load_vector_file(ROOT / "vectors" / "oauth-pkce.json")
     errors = [c for c in vf.cases if c.expects_error]

@@ -61,7 +61,7 @@ def test_generate_on_it_finishes_and_writes_a_shrunk_candidate_outside_the_check
     first example, judged late and replayed). Its findings are its maintainers' to review:
     they go outside this checkout unless --vectors-dir says otherwise (issue 29)."""
     import runners.generate.cli as generate_cli
-    from runners._vectors import VECTORS_DIR
+    from runners.vectors.load import VECTORS_DIR
 
     foreign = tmp_path / "foreign-candidates"
     monkeypatch.setattr(generate_cli, "FOREIGN_CANDIDATES", foreign)

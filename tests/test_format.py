@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from runners._format import WIDTH, canonical
+from runners.vectors.format import WIDTH, canonical
 
 DOC = {
     "a": [1, 2],

@@ -36,14 +36,14 @@ from adapters import registry
 from adapters.protocol import Request, Response
 from adapters.python import PythonAdapter
 from runners._cli import main
-from runners._format import canonical
-from runners._run import StartedPlatform, start_platform
-from runners._schemas import domain_schema
-from runners._vectors import load_vector_file, load_vectors
 from runners.exceptions import HarnessError
 from runners.generate.candidates import promote
 from runners.generate.cli import case_tmpdir
 from runners.generate.search import Finding, Search
+from runners.run.batches import StartedPlatform, start_platform
+from runners.vectors.format import canonical
+from runners.vectors.load import load_vector_file, load_vectors
+from runners.vectors.schemas import domain_schema
 
 # Every domain with a strategy module (strategies/<domain_snake>.py), so a new domain's
 # strategy is checked without a line here.

@@ -13,10 +13,10 @@ from hypothesis.internal.conjecture.providers import AVAILABLE_PROVIDERS
 
 import strategies
 from adapters.python import PythonAdapter
-from runners._run import start_platform
 from runners.generate import backend as _generate_backend
 from runners.generate import search as _generate
 from runners.generate.search import EncodedInput, Search, _drive, input_batches
+from runners.run.batches import start_platform
 
 SEED = 12347
 

@@ -25,11 +25,11 @@ from adapters import registry
 from adapters.protocol import Request, Response
 from adapters.python import PythonAdapter
 from runners._cli import main
-from runners._run import start_platform
-from runners._vectors import load_vector_file
 from runners.gate.ledger import load_ledger
 from runners.generate.known import known_causes, ledgered_inputs
 from runners.generate.search import Search
+from runners.run.batches import start_platform
+from runners.vectors.load import load_vector_file
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 12347

@@ -13,8 +13,8 @@ import pytest
 
 from adapters.protocol import ErrorAsExpected
 from adapters.worker import WorkerAdapter
-from runners._run import run_cases, start_platform
-from runners._vectors import VectorFile, load_vector_file
+from runners.run.batches import run_cases, start_platform
+from runners.vectors.load import VectorFile, load_vector_file
 
 ROOT = Path(__file__).resolve().parent.parent
 GROUP = Path(__file__).resolve().parent / "fake_workers" / "group_answerer.py"

@@ -124,7 +124,7 @@ def test_the_graph_is_read() -> None:
     assert "runners._cli" in graph
     assert "adapters.protocol" in graph["adapters.worker"]
     assert "adapters.process" in graph["adapters.worker"]
-    assert "runners._compare" in graph["runners._outcomes"]
+    assert "runners.judge.compare" in graph["runners.judge.outcomes"]
 
 
 def test_adapters_never_import_runners() -> None:

@@ -30,7 +30,7 @@ from adapters.registry import register_platform, unregister_platform
 from adapters.serve import MAX_GROUP
 from adapters.worker import WorkerAdapter
 from runners._cli import main
-from runners._schemas import results_validator
+from runners.vectors.schemas import results_validator
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKES = Path(__file__).resolve().parent / "fake_workers"

@@ -22,10 +22,11 @@ import pytest
 from conftest import hello_case, many, vector_document
 
 from adapters.registry import register_platform, unregister_platform
-from runners import _stream, _vector_stream
 from runners._cli import main
-from runners._results_file import read_results
-from runners._vector_stream import VectorSource
+from runners.reports.results_file import read_results
+from runners.run import stream as _stream
+from runners.vectors import stream as _vector_stream
+from runners.vectors.stream import VectorSource
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="jobs are forked (POSIX)")
 

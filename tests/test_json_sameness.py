@@ -1,7 +1,7 @@
 """One JSON sameness: the judge, triage and generate agree on what is the same JSON value.
 
 ``1`` and ``1.0`` are one JSON number; the keys' order of an object is not part of its
-value; a boolean is never a number. The judge (``runners._outcomes.judge``), triage
+value; a boolean is never a number. The judge (``runners.judge.outcomes.judge``), triage
 (``runners.gate.triage.triage``) and ``generate``'s comparison of two platforms' outputs all
 decide it by ``adapters._json.same_json``; these tests hold them to one answer.
 """
@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from adapters._json import canonical_text, compact_text, same_json
-from runners._outcomes import judge
-from runners._vectors import Case
 from runners.gate.triage import triage
+from runners.judge.outcomes import judge
+from runners.vectors.load import Case
 
 # (a, b, the same JSON value?)
 PAIRS: list[tuple[Any, Any, bool]] = [

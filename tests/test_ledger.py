@@ -12,11 +12,11 @@ from conftest import hello_case, vector_document
 
 from adapters.registry import register_platform, unregister_platform
 from runners._cli import main
-from runners._schemas import results_validator
-from runners._vectors import load_vector_file
 from runners.gate.ledger import ledger_text
 from runners.gate.triage import triage
 from runners.gate.verdict import in_shard
+from runners.vectors.load import load_vector_file
+from runners.vectors.schemas import results_validator
 
 ROOT = Path(__file__).resolve().parent.parent
 

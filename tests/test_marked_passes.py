@@ -22,10 +22,10 @@ from adapters.protocol import ErrorAsExpected, OutputAsExpected, Request
 from adapters.python import PythonAdapter
 from adapters.served import served
 from adapters.worker import WorkerAdapter
-from runners._outcomes import Item, Outcome, Outcomes, passed
-from runners._run import _own_request, run_cases, start_platform
-from runners._stream import encode_chunk
-from runners._vectors import Case, VectorFile, load_vector_file
+from runners.judge.outcomes import Item, Outcome, Outcomes, passed
+from runners.run.batches import _own_request, run_cases, start_platform
+from runners.run.stream import encode_chunk
+from runners.vectors.load import Case, VectorFile, load_vector_file
 
 ROOT = Path(__file__).resolve().parent.parent
 ACKER = Path(__file__).resolve().parent / "fake_workers" / "acknowledger.py"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import miniatures
 from conftest import hello_case, vector_document
 
-from runners._run import run_cases, run_matrix, start_platform
-from runners._vectors import load_vector_file
 from runners.reports.text import document, render_text
+from runners.run.batches import run_cases, run_matrix, start_platform
+from runners.vectors.load import load_vector_file
 
 
 def one_file(write_vectors, cases=None):

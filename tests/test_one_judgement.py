@@ -2,8 +2,8 @@
 not) and the same causes (the (pointer pattern, kind) cluster keys a ledger records and
 ``generate --expectations`` looks past).
 
-``run`` judges an answer against the vector (``runners._outcomes.judge``, its causes
-read from the result record by ``runners._clusters.result_keys``); ``generate`` judges
+``run`` judges an answer against the vector (``runners.judge.outcomes.judge``, its causes
+read from the result record by ``runners.judge.clusters.result_keys``); ``generate`` judges
 it against the reference's answer (``Search._judge``, its causes by
 ``runners.generate.known.answer_causes``). With the reference answering what the
 vector expects, the two must agree on every answer.
@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 
 from adapters.python import PythonAdapter
-from runners._clusters import result_keys
-from runners._outcomes import judge
-from runners._run import start_platform
-from runners._vectors import Case, load_vector_file
 from runners.generate.known import answer_causes
 from runners.generate.search import Search, _Keys
+from runners.judge.clusters import result_keys
+from runners.judge.outcomes import judge
+from runners.run.batches import start_platform
+from runners.vectors.load import Case, load_vector_file
 
 ROOT = Path(__file__).resolve().parent.parent
 

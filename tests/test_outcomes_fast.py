@@ -8,8 +8,8 @@ import inspect
 
 import pytest
 
-from runners._outcomes import Judgement, Outcome
-from runners._vectors import Case
+from runners.judge.outcomes import Judgement, Outcome
+from runners.vectors.load import Case
 
 
 @pytest.mark.parametrize("cls", [Outcome, Case])

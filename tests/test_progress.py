@@ -7,8 +7,8 @@ import io
 from conftest import hello_case, vector_document
 
 from runners._cli import main
-from runners._outcomes import Outcome
-from runners._progress import Progress, wanted
+from runners.judge.outcomes import Outcome
+from runners.run.progress import Progress, wanted
 
 
 class Terminal(io.StringIO):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import hello_case, vector_document
 
-from runners._vectors import load_vector_file
+from runners.vectors.load import load_vector_file
 
 TESTS = Path(__file__).resolve().parent
 

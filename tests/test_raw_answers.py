@@ -1,6 +1,6 @@
 """Answers compared as text before they are decoded (issue 13, "Harness overhead").
 
-A request made from a case (``runners._run._own_request``) carries the expected
+A request made from a case (``runners.run.batches._own_request``) carries the expected
 output's JSON text; a worker answer that is byte for byte ``{"id":..,"output":<that
 text>}`` is that output without decoding (``adapters.protocol.OutputAsExpected``).
 Every other spelling is decoded and judged as before: equal JSON passes, a wrong
@@ -25,9 +25,9 @@ from adapters.protocol import KnownInputText, OutputAsExpected, Request
 from adapters.serve import MAX_GROUP
 from adapters.served import served
 from adapters.worker import WorkerAdapter
-from runners._outcomes import Judgement
-from runners._run import _own_request, run_cases, start_platform
-from runners._vectors import VectorFile, load_vector_file
+from runners.judge.outcomes import Judgement
+from runners.run.batches import _own_request, run_cases, start_platform
+from runners.vectors.load import VectorFile, load_vector_file
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKES = Path(__file__).resolve().parent / "fake_workers"

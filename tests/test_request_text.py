@@ -8,7 +8,7 @@ import pytest
 
 from adapters.messages import BadRequest, KnownInputText, encode_request
 from adapters.protocol import Request
-from runners._vectors import VECTORS_DIR, Case, load_vectors
+from runners.vectors.load import VECTORS_DIR, Case, load_vectors
 
 
 def _both(request_id: str, case: Case) -> tuple[bytes, bytes]:

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from adapters._json import same_json
-from runners._outcomes import judge
-from runners._schemas import Checker, domain_schema, file_fast_valid, vector_file_validator
-from runners._vectors import VECTORS_DIR, Case
+from runners.judge.outcomes import judge
+from runners.vectors.load import VECTORS_DIR, Case
+from runners.vectors.schemas import Checker, domain_schema, file_fast_valid, vector_file_validator
 
 VECTOR_FILES = sorted(VECTORS_DIR.glob("*.json"))
 

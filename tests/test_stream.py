@@ -17,13 +17,14 @@ import pytest
 from conftest import hello_case, many, vector_document
 
 from adapters.registry import register_platform, unregister_platform
-from runners import _stream, _vector_stream
 from runners._cli import main
-from runners._clusters import ClusterTally
-from runners._compare import MISSING
-from runners._outcomes import Outcome
-from runners._results_file import read_results
-from runners._schemas import results_validator
+from runners.judge.clusters import ClusterTally
+from runners.judge.compare import MISSING
+from runners.judge.outcomes import Outcome
+from runners.reports.results_file import read_results
+from runners.run import stream as _stream
+from runners.vectors import stream as _vector_stream
+from runners.vectors.schemas import results_validator
 
 
 @pytest.fixture
@@ -174,7 +175,7 @@ def test_a_passing_line_is_the_json_of_its_record() -> None:
 
 
 def test_a_pass_with_the_expected_value_writes_its_text(write_vectors: Any) -> None:
-    from runners._vectors import load_vector_file
+    from runners.vectors.load import load_vector_file
 
     [case] = load_vector_file(write_vectors(vector_document([hello_case()]))).cases
     same = Outcome(case.domain, case.id, case.content_hash(), "rust", "pass", case.expected)
@@ -191,7 +192,7 @@ def test_a_pass_with_the_expected_value_writes_its_text(write_vectors: Any) -> N
 def test_a_pass_equal_only_by_python_is_written_from_its_own_value(write_vectors: Any) -> None:
     """1.0 == 1 in Python, not in JSON's terms here: with a number in the expected value,
     an output that is not the expected object itself is encoded from itself."""
-    from runners._vectors import load_vector_file
+    from runners.vectors.load import load_vector_file
 
     expected = {"frames": [{"event": None, "data": "hi", "id": None, "retry": 1}]}
     raw = hello_case(input={"chunks": ["retry: 1\ndata: hi\n\n"]}, expected=expected)
@@ -218,8 +219,8 @@ def test_clusters_of_a_stream_keep_a_bounded_number_of_names() -> None:
 
 
 def test_a_case_line_is_the_json_of_its_record(write_vectors: Any) -> None:
-    from runners._vectors import VECTORS_DIR, load_vector_file
     from runners.reports.text import case_records
+    from runners.vectors.load import VECTORS_DIR, load_vector_file
 
     unicode = hello_case(id="a", input={"chunks": ['é\u2028"\\', "x"]})
     files = [

@@ -33,8 +33,8 @@ from adapters.protocol import Request, known_input_text
 from adapters.python import PythonAdapter, _is_expected
 from adapters.serve import tab_request, taken_extensions
 from adapters.worker import WorkerAdapter
-from runners._run import _own_request, run_cases, start_platform
-from runners._vectors import Case, load_vector_file
+from runners.run.batches import _own_request, run_cases, start_platform
+from runners.vectors.load import Case, load_vector_file
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -26,8 +26,8 @@ from adapters.messages import (
     expect_line,
     tab_line,
 )
-from runners._run import _own_request
-from runners._vectors import Case, load_vector_file
+from runners.run.batches import _own_request
+from runners.vectors.load import Case, load_vector_file
 
 ROOT = Path(__file__).resolve().parent.parent
 

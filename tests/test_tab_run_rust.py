@@ -21,8 +21,8 @@ from adapters.messages import encode_request, expect_error_line, expect_line, ta
 from adapters.protocol import TAB_RUN
 from adapters.rust import RustAdapter
 from adapters.serve import taken_extensions
-from runners._run import _own_request
-from runners._vectors import Case, load_vector_file
+from runners.run.batches import _own_request
+from runners.vectors.load import Case, load_vector_file
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from runners._variants import (
+from runners.vectors.variants import (
     ALL_SPLITS_UP_TO,
     PREFERRED,
     PREFERRED_SPLITS,

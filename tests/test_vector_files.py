@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from conftest import hello_case, vector_document
 
-from runners._clauses import clause_ids_in, domain_clause_ids
 from runners._cli import main
-from runners._vectors import MAX_DEPTH, VECTORS_DIR, load_vector_file, load_vectors
 from runners.exceptions import VectorFileError
+from runners.vectors.clauses import clause_ids_in, domain_clause_ids
+from runners.vectors.load import MAX_DEPTH, VECTORS_DIR, load_vector_file, load_vectors
 
 
 def problems_of(path):
@@ -381,7 +381,7 @@ def test_the_nesting_check_agrees_with_the_parsed_depth_on_random_documents() ->
     quotes and backslashes inside strings."""
     import random
 
-    from runners._vectors import _deeper_than_limit
+    from runners.vectors.load import _deeper_than_limit
 
     def depth(value: object) -> int:
         if isinstance(value, dict):

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from conftest import hello_case, vector_document
 
-from runners._schemas import check_schema
-from runners._vectors import (
+from runners.exceptions import VectorFileError
+from runners.vectors.load import (
     _ESCAPE,
     _FLOAT_SHAPE,
     _NUMBER_SHAPES,
@@ -35,7 +35,7 @@ from runners._vectors import (
     load_vector_file,
     load_vectors,
 )
-from runners.exceptions import VectorFileError
+from runners.vectors.schemas import check_schema
 
 
 def plain(path: Path) -> Any:

@@ -25,9 +25,9 @@ from processes import survivors, within
 from adapters.protocol import PlatformUnavailable, Request
 from adapters.worker import BROKEN_AFTER, FLUSH_HINT, WorkerAdapter
 from runners._cli import main
-from runners._schemas import results_validator
-from runners._vectors import load_vector_file
 from runners.gate.ledger import ledger_text
+from runners.vectors.load import load_vector_file
+from runners.vectors.schemas import results_validator
 
 FAKE = Path(__file__).resolve().parent / "fake_workers" / "fake_worker.py"
 FAST = 0.5

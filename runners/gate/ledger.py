@@ -36,15 +36,15 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from .._clusters import divergences, result_crash_kind, unledgered_status
 from .._input_files import loads_unique, not_regular
-from .._keys import case_key
-from .._schemas import SCHEMAS_DIR, pointer
 from .._textsafe import bound
 from ..exceptions import HarnessError
+from ..judge.clusters import divergences, result_crash_kind, unledgered_status
+from ..judge.keys import case_key
+from ..vectors.schemas import SCHEMAS_DIR, pointer
 
 UNREVIEWED = "unreviewed: written by `hanzo-conformance expectations --update`"
-# Crash kinds (runners/_clusters.py) that the platform as a whole gives its cases.
+# Crash kinds (runners/judge/clusters.py) that the platform as a whole gives its cases.
 PLATFORM_FAILURES = frozenset({"crash did not start", "crash unavailable", "crash not run"})
 # A case entry's crash recorded without its cause (as before causes were read): any cause.
 ANY_CRASH = {"crash": True}

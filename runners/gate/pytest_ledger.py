@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from .._keys import case_key
-from .._outcomes import Outcome
-from .._vectors import Case
+from ..judge.keys import case_key
+from ..judge.outcomes import Outcome
+from ..vectors.load import Case
 from .ledger import GateProblem, Ledger, LedgerFileError, apply_ledgers, load_ledger
 
 _LEDGERS = pytest.StashKey[dict[Path, Ledger]]()

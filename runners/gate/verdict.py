@@ -19,7 +19,7 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from .._keys import case_key
+from ..judge.keys import case_key
 
 EXIT_OK = 0
 EXIT_DIVERGED = 1

@@ -16,10 +16,10 @@ from typing import Any
 
 import hypothesis
 
-from .._format import canonical
 from .._output import write_atomically
-from .._vectors import CANDIDATES_DIR, VECTORS_DIR, i_json_problems, load_vector_file
 from ..exceptions import HarnessError
+from ..vectors.format import canonical
+from ..vectors.load import CANDIDATES_DIR, VECTORS_DIR, i_json_problems, load_vector_file
 from .search import Finding
 
 PLACEHOLDER = "Generated, not yet reviewed: "

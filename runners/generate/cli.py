@@ -16,11 +16,11 @@ from typing import Any
 
 from adapters._resources import project_dir
 
-from .._platforms import factories, start_all, stop_all
-from .._run import StartedPlatform
-from .._vectors import VECTORS_DIR, VectorFile, load_vector_file
 from ..exceptions import HarnessError
 from ..gate.ledger import Ledger, load_ledger
+from ..run.batches import StartedPlatform
+from ..run.platforms import factories, start_all, stop_all
+from ..vectors.load import VECTORS_DIR, VectorFile, load_vector_file
 from .candidates import as_case, candidates_dir, not_a_vector_input, write_candidate
 from .known import Cause, known_causes, ledgered_inputs
 from .search import REFERENCE, Finding, Search, Stats

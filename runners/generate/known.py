@@ -2,7 +2,7 @@
 
 A foreign implementation often differs from the reference in a few systematic ways
 its maintainers already know and have recorded as **cluster entries** of their
-expectations ledger (pointer pattern + kind of difference, ``runners._clusters``). A
+expectations ledger (pointer pattern + kind of difference, ``runners.judge.clusters``). A
 search that stops at the first input showing one of those finds nothing new. Given
 the ledger, a generated input on which the platform diverges **only** in recorded
 clusters counts as known, not as a disagreement, so the search goes on to the causes
@@ -27,11 +27,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._clusters import crash_kind, result_keys
-from .._keys import case_key
-from .._outcomes import judge_response
-from .._vectors import Case, VectorFile
 from ..gate.ledger import Ledger
+from ..judge.clusters import crash_kind, result_keys
+from ..judge.keys import case_key
+from ..judge.outcomes import judge_response
+from ..vectors.load import Case, VectorFile
 
 Cause = tuple[str, str]  # (pointer pattern, kind): a cluster key
 
@@ -81,10 +81,10 @@ def answer_causes(
     pairs_first: bool = True,
 ) -> set[Cause]:
     """The cluster keys of ``actual``'s divergences from the reference's ``expected``,
-    judged as ``run`` judges an answer (``runners._outcomes.judge_response``, against a
+    judged as ``run`` judges an answer (``runners.judge.outcomes.judge_response``, against a
     case expecting the reference's answer) and keyed as a run's results are
-    (``runners._clusters.result_keys``); ``align``: arrays of different lengths aligned
-    first, as ``run`` always does (``runners._compare.diff``)."""
+    (``runners.judge.clusters.result_keys``); ``align``: arrays of different lengths aligned
+    first, as ``run`` always does (``runners.judge.compare.diff``)."""
     if "crash" in actual:
         body = actual["crash"]
         return {("", crash_kind(str(body.get("message", "")), str(body.get("detail", ""))))}

@@ -37,9 +37,9 @@ from adapters.protocol import KnownInputText, Request
 from adapters.worker import WorkerAdapter
 from strategies import Property
 
-from .._compare import diff, rules_for
-from .._run import StartedPlatform, run_batch_in_order
-from .._schemas import domain_schema
+from ..judge.compare import diff, rules_for
+from ..run.batches import StartedPlatform, run_batch_in_order
+from ..vectors.schemas import domain_schema
 from .backend import NAME as BACKEND
 from .backend import Steering, backend, current_example, rewind, steered
 from .known import Cause, answer_causes, input_key

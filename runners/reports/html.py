@@ -13,8 +13,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .._clusters import clusters
-from .._keys import case_key
+from ..judge.clusters import clusters
+from ..judge.keys import case_key
 
 # Per embedded value; the page shows the elided size. Keeps a report of 10,000 cases
 # with a runaway output loadable.

@@ -11,9 +11,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .._clusters import clusters
-from .._keys import case_key, violation_kind
 from .._textsafe import bound, shown
+from ..judge.clusters import clusters
+from ..judge.keys import case_key, violation_kind
 from .text import (
     STATUSES,
     _chunkings,

@@ -11,9 +11,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import IO, Any
 
-from .._clusters import ClusterTally, render_clusters
-from .._keys import case_key, violation_kind
 from .._textsafe import bound, shown
+from ..judge.clusters import ClusterTally, render_clusters
+from ..judge.keys import case_key, violation_kind
 
 # xfail: a divergence an expectations ledger records (runners/gate/ledger.py), never a pass.
 # not_run: a case an interrupted run never finished (runners/_cli.py).

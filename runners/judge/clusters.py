@@ -40,8 +40,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._keys import case_key, violation_kind
-from ._textsafe import bound, shown
+from .._textsafe import bound, shown
+from .keys import case_key, violation_kind
 
 _INDEX = re.compile(r"^(0|[1-9][0-9]*)$")
 
@@ -95,7 +95,7 @@ def difference_kind(d: Mapping[str, Any]) -> str:
 
 
 # The harness's crash messages (adapters/worker.py, adapters/*.py, the repo's workers,
-# runners/_run.py, runners/_jobs.py), each matched at the start of the message; a
+# runners/run/batches.py, runners/run/jobs.py), each matched at the start of the message; a
 # platform name in front is matched as text without a colon (an error class has one).
 _HARNESS_CAUSES = (
     (r"no response within ", "timeout"),
@@ -180,7 +180,7 @@ def is_crash(kind: str) -> bool:
 
 def result_crash_kind(result: Mapping[str, Any]) -> str:
     """A crash result's kind: its message is "PLATFORM crashed[ (chunking V)]: MESSAGE"
-    (runners/_outcomes.py), or the harness's own ("PLATFORM did not start: ...")."""
+    (runners/judge/outcomes.py), or the harness's own ("PLATFORM did not start: ...")."""
     panicked = str(result.get("detail") or "").startswith("panicked")
     return _result_kind(result["platform"], str(result.get("message") or ""), panicked)
 

@@ -25,20 +25,20 @@ from jsonschema import ValidationError
 from adapters._json import canonical_chunks, canonical_text, compact_chunks, compact_text
 from adapters._resources import project_dir
 
-from ._clauses import DOCS_DIR, contract_path, domain_clause_ids
-from ._input_files import not_regular
-from ._pointer import escape
-from ._pointer import parse as parse_pointer
-from ._schema_paths import reachable
-from ._schemas import (
+from .._input_files import not_regular
+from ..exceptions import Problem, VectorFileError
+from .clauses import DOCS_DIR, contract_path, domain_clause_ids
+from .pointer import escape
+from .pointer import parse as parse_pointer
+from .schema_paths import reachable
+from .schemas import (
     DomainSchema,
     domain_schema,
     file_fast_valid,
     pointer,
     vector_file_validator,
 )
-from ._variants import VariantError, chunks_at
-from .exceptions import Problem, VectorFileError
+from .variants import VariantError, chunks_at
 
 VECTORS_DIR = project_dir("vectors")
 CANDIDATES_DIR = "candidates"  # generated, unreviewed cases (runners/generate/candidates.py)
@@ -453,7 +453,7 @@ def _collector_paused() -> Iterator[None]:
     Turned back on, the collector would at once scan every object made meanwhile (a
     young generation of millions, all alive): 10% of loading a large file. ``freeze``
     then ``unfreeze`` moves every tracked object to the oldest generation instead, only
-    when nothing else froze objects (``runners._stream`` freezes a file being run; so
+    when nothing else froze objects (``runners.run.stream`` freezes a file being run; so
     this is skipped then).
     """
     was_enabled = gc.isenabled()

@@ -30,18 +30,18 @@ from typing import Any, NamedTuple, Protocol, TypeVar, cast
 from adapters._json import encode_string, results_text
 from adapters.protocol import ErrorAsExpected
 
-from ._clusters import ClusterTally, annotate_result
-from ._compare import MISSING
-from ._keys import case_key
-from ._meta import VectorsDigest, digest_lines
-from ._outcomes import Item, Outcome, Outcomes, unjudged
-from ._results_file import ResultsWriter
-from ._run import StartedPlatform, run_cases, start_platform
-from ._vectors import Case, VectorFile
-from .gate.ledger import LedgerGate
-from .gate.triage import triage
-from .gate.verdict import in_shard
-from .reports.text import Problems, Tally
+from ..gate.ledger import LedgerGate
+from ..gate.triage import triage
+from ..gate.verdict import in_shard
+from ..judge.clusters import ClusterTally, annotate_result
+from ..judge.compare import MISSING
+from ..judge.keys import case_key
+from ..judge.outcomes import Item, Outcome, Outcomes, unjudged
+from ..reports.meta import VectorsDigest, digest_lines
+from ..reports.results_file import ResultsWriter
+from ..reports.text import Problems, Tally
+from ..vectors.load import Case, VectorFile
+from .batches import StartedPlatform, run_cases, start_platform
 
 CHUNK_CASES = 2000
 """Cases a platform is given at once: large enough to batch well, small enough that the

@@ -10,9 +10,9 @@ from typing import Any, Literal, overload
 from adapters._json import same_json
 from adapters.protocol import ErrorAsExpected, OutputAsExpected
 
-from ._compare import MISSING, Difference, diff, rules_for
-from ._schemas import domain_schema, pointer
-from ._vectors import Case
+from ..vectors.load import Case
+from ..vectors.schemas import domain_schema, pointer
+from .compare import MISSING, Difference, diff, rules_for
 
 Status = Literal["pass", "fail", "error", "skip", "not_run"]
 SEVERITY: dict[Status, int] = {"pass": 0, "skip": 1, "not_run": 1, "fail": 2, "error": 3}
@@ -179,7 +179,7 @@ def error_body(item: ErrorAsExpected | dict[str, Any]) -> dict[str, Any]:
 
 
 class Outcomes(Sequence[Outcome]):
-    """What ``runners._run.run_cases`` returns: one outcome per case, in the cases' order.
+    """What ``runners.run.batches.run_cases`` returns: one outcome per case, in the cases' order.
 
     A pass whose output was acknowledged as the case's expected value (the expect
     extension's ``=``, or the expected answer line byte for byte: ``None`` from
@@ -187,7 +187,7 @@ class Outcomes(Sequence[Outcome]):
     an expected error as the error's body (a ``dict``: its actual is ``{"error":
     body}``) or as the worker's ``ErrorAsExpected`` holding it; each is made into its
     ``Outcome`` (``passed``) only when asked for: the CLI writes such a pass's results
-    line straight from its case (``runners._stream.encode_chunk``), so a healthy run
+    line straight from its case (``runners.run.stream.encode_chunk``), so a healthy run
     makes no object per case and platform for it. To everyone else it is a sequence
     of ``Outcome``.
     """
@@ -269,7 +269,7 @@ def judge_response(
     """Differences and schema violations of one response (a crash is handled by the caller):
     the one judgement of an answer, ``run``'s, the pytest plugin's and ``generate``'s
     (``runners.generate.known.answer_causes``). Arrays of different lengths are aligned
-    (``runners._compare.diff``; ``pairs_first``: which of two equally good alignments);
+    (``runners.judge.compare.diff``; ``pairs_first``: which of two equally good alignments);
     ``generate`` also reads them position by position (``align=False``)."""
     if case.expects_error or "error" in response:
         want = {"error": case.error} if case.expects_error else {"output": case.expected}
@@ -390,7 +390,7 @@ class Judgement:
         self._judged: dict[str, tuple[list[Difference], list[SchemaViolation]]] | None = None
         # No rule applies to this case: known at once without rules, else lazily.
         self._exact_is_pass: bool | None = None if rules else True
-        # For the runner (runners._run.run_cases): requests made and not yet answered,
+        # For the runner (runners.run.batches.run_cases): requests made and not yet answered,
         # plus one while its variants are still being made; 0 means the outcome is whole.
         self.unanswered = 1
 

@@ -24,10 +24,10 @@ from adapters.protocol import (
 )
 from adapters.worker import WorkerAdapter
 
-from ._outcomes import Item, Judgement, Outcome, Outcomes, expected_error, unjudged
-from ._schemas import input_problem
-from ._variants import expand
-from ._vectors import Case, VectorFile
+from ..judge.outcomes import Item, Judgement, Outcome, Outcomes, expected_error, unjudged
+from ..vectors.load import Case, VectorFile
+from ..vectors.schemas import input_problem
+from ..vectors.variants import expand
 
 BATCH_BYTES = 4_000_000
 """A batch is sent once its requests' inputs reach this size (as JSON)."""

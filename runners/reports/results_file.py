@@ -14,10 +14,10 @@ from typing import IO, Any
 
 from adapters._json import encode_string, results_text
 
-from ._input_files import loads_unique, not_regular
-from ._schemas import pointer, results_validator
-from ._textsafe import bound
-from .exceptions import HarnessError
+from .._input_files import loads_unique, not_regular
+from .._textsafe import bound
+from ..exceptions import HarnessError
+from ..vectors.schemas import pointer, results_validator
 
 
 class ResultsFileError(HarnessError):

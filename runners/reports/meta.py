@@ -14,9 +14,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ._vectors import VectorFile
+from ..vectors.load import VectorFile
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 @cache

@@ -26,7 +26,7 @@ from jsonschema import Draft202012Validator, ValidationError
 
 from adapters._resources import project_dir
 
-from ._pointer import format_pointer
+from .pointer import format_pointer
 
 SCHEMAS_DIR = project_dir("schemas")
 

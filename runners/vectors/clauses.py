@@ -15,7 +15,7 @@ from pathlib import Path
 
 from adapters._resources import project_dir
 
-from ._schemas import extra_dirs
+from .schemas import extra_dirs
 
 DOCS_DIR = project_dir("docs/domains")
 

@@ -17,9 +17,9 @@ from array import array
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ._vectors import VectorFile, find_vector_files, load_vector_file, load_vectors
-from .exceptions import HarnessError, Problem, VectorFileError
-from .gate.verdict import in_shard
+from ..exceptions import HarnessError, Problem, VectorFileError
+from ..gate.verdict import in_shard
+from .load import VectorFile, find_vector_files, load_vector_file, load_vectors
 
 STREAM_FROM_BYTES = 16 * 2**20
 """Vector files larger than this in total are loaded one at a time, as the run reaches them."""
@@ -159,7 +159,7 @@ class VectorSource:
 
     def split(self, parts: int) -> list[list[Path]]:
         """The files in at most ``parts`` runs of consecutive files of about equal size
-        (a harness job each: ``runners._jobs``); order kept, none empty."""
+        (a harness job each: ``runners.run.jobs``); order kept, none empty."""
         sizes = [_size(p) or 1 for p in self._paths]
         total = sum(sizes)
         groups: list[list[Path]] = []

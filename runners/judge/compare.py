@@ -20,8 +20,8 @@ from typing import Any
 
 from adapters._json import is_number, same_json, same_scalar
 
-from ._pointer import MISSING, format_pointer, resolve
-from ._pointer import parse as parse_pointer
+from ..vectors.pointer import MISSING, format_pointer, resolve
+from ..vectors.pointer import parse as parse_pointer
 
 __all__ = ["MISSING", "Difference", "diff", "parse_pointer", "resolve", "rules_for"]
 

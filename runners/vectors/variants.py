@@ -23,7 +23,7 @@ from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from ._pointer import parse as parse_pointer
+from .pointer import parse as parse_pointer
 
 ALL_SPLITS_UP_TO = 256
 """Texts of at most this many code points are split at every boundary."""

@@ -11,9 +11,9 @@ from typing import Any
 from adapters import registry
 from adapters.protocol import Adapter
 
-from ._options import DEFAULT_CASE_TIMEOUT
-from ._run import StartedPlatform, start_platform
-from .exceptions import UnknownPlatform
+from .._options import DEFAULT_CASE_TIMEOUT
+from ..exceptions import UnknownPlatform
+from .batches import StartedPlatform, start_platform
 
 
 def parse_worker(spec: str) -> tuple[str, list[str]]:
@@ -83,7 +83,7 @@ def describe(platform: StartedPlatform) -> dict[str, Any]:
 
 def _builtin_commit(name: str) -> str | None:
     """A built-in platform is built from this checkout: its commit is the checkout's."""
-    from ._meta import git_commit
+    from ..reports.meta import git_commit
 
     return git_commit() if name in registry.BUILTIN else None
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
-from ._outcomes import Outcome
+from ..judge.outcomes import Outcome
 
 
 def wanted(stream: TextIO, quiet: bool) -> bool:

@@ -39,16 +39,16 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from . import _stream
-from ._inherited_signals import to_handle
-from ._outcomes import Outcome, unjudged
-from ._platforms import describe, stop_all
-from ._run import StartedPlatform
-from ._textsafe import bound
-from ._vector_stream import EarlierIds, VectorSource
-from ._vectors import Case, VectorFile
-from .exceptions import Problem, VectorFileError
-from .gate.verdict import in_shard
+from .._textsafe import bound
+from ..exceptions import Problem, VectorFileError
+from ..gate.verdict import in_shard
+from ..judge.outcomes import Outcome, unjudged
+from ..vectors.load import Case, VectorFile
+from ..vectors.stream import EarlierIds, VectorSource
+from . import stream as _stream
+from .batches import StartedPlatform
+from .platforms import describe, stop_all
+from .signals import to_handle
 
 _FRAME = struct.Struct("<Q")
 _POLL_S = 0.005
@@ -375,7 +375,7 @@ def _stop_invalid(jobs: list[Job], job: Job, problems: list[Problem], checked: i
         other.signal(signal.SIGTERM)
     found = list(problems)
     rest = job.paths[checked:] + [p for later in jobs[job.index + 1 :] for p in later.paths]
-    from ._vectors import load_vector_file
+    from ..vectors.load import load_vector_file
 
     for path in rest:
         try:

@@ -2,7 +2,7 @@
 
 An item whose outcome is not known yet runs itself together with the items of the
 same (vector file, platform) that this process is about to run, at most
-``batch_cases`` of them, through :func:`runners._run.run_cases` (the CLI's batched
+``batch_cases`` of them, through :func:`runners.run.batches.run_cases` (the CLI's batched
 runner, with its per-case attribution of crashes, hangs and timeouts); the other
 outcomes wait on their items until those run. "About to run" is every later item
 of ``session.items`` (pytest runs them in that order), or under pytest-xdist only
@@ -21,10 +21,10 @@ from typing import Any, Protocol
 
 import pytest
 
-from ._options import BATCH_CASES
-from ._outcomes import Outcome
-from ._run import StartedPlatform, run_cases
-from ._vectors import Case, VectorFile
+from .._options import BATCH_CASES
+from ..judge.outcomes import Outcome
+from ..vectors.load import Case, VectorFile
+from .batches import StartedPlatform, run_cases
 
 
 class BatchedItem(Protocol):

@@ -1,0 +1,1 @@
+"""What a platform's answer means: comparison, outcomes, causes and clusters."""

@@ -1,0 +1,1 @@
+"""Running cases on platforms: batches, the streaming run, jobs, signals, progress."""

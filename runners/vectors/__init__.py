@@ -1,0 +1,1 @@
+"""Vector files: loading, checking against the schemas, streaming, formatting."""
