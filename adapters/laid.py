@@ -92,7 +92,8 @@ class LaidBatch:
         if not isinstance(output, dict):
             return response  # not the domain's shape: the output schema reports it
         try:
-            return {"id": response["id"], "output": case.finish(output)}
+            # Other members (e.g. what the answer declares absent) go on as they were.
+            return {**response, "output": case.finish(output)}  # type: ignore[return-value]
         except Exception as e:  # the answer's shape broke the finishing: say so, go on
             return crash(
                 response["id"],

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from adapters.messages import problem
 from adapters.worker import WorkerAdapter, WorkerStartError
 from impl_python.conformance.layout import LAID_DOMAINS
 from runners._cli import main
@@ -95,3 +96,10 @@ def test_the_handshake_schema_lists_the_layouts_domains() -> None:
     schema = json.loads((ROOT / "schemas" / "protocol" / "started.json").read_text())
     announced = schema["oneOf"][0]["properties"]["harness_lays_out"]["oneOf"]
     assert announced[1]["items"]["enum"] == list(LAID_DOMAINS)
+
+
+def test_the_documented_handshake_is_a_valid_started_message() -> None:
+    text = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    [line] = [x for x in text.splitlines() if '"harness_lays_out": ["hooks"]}' in x]
+    assert problem("started", json.loads(line)) is None
+    assert problem("started", {**json.loads(line), "harness_lays_out": ["lsp-positions"]})
