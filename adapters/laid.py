@@ -18,6 +18,7 @@ from typing import Any
 from impl_python.conformance.layout import LAID_DOMAINS, LaidCase, lay_out
 from impl_python.errors import HanzoError
 
+from ._resources import export_hook_fixtures
 from .protocol import Request, Response, crash
 
 ALL = "all"
@@ -52,6 +53,7 @@ class LaidBatch:
     removes every root (call it whatever happened)."""
 
     def __init__(self, requests: Sequence[Request], domains: frozenset[str]) -> None:
+        export_hook_fixtures()  # {fixtures}: the checkout's, or the wheel's bundled copy
         self.requests: list[Request] = []
         self.refused: dict[str, Response] = {}
         self._cases: dict[str, LaidCase] = {}

@@ -51,7 +51,8 @@ from hanzo_hooks import HookConfig, HookRunner
 ABSENT = ["/ran", "/log"]
 """The output fields hanzo-hooks 0.1.0 does not have (JSON pointers)."""
 PARTIAL_ANSWERS = False
-"""Whether the harness takes partial answers (``absent``); until then: skip."""
+"""Whether the harness takes partial answers (the handshake's ``absent``, declared for
+every case); until it does, every case is skipped."""
 NO_LOG = (
     "hanzo-hooks 0.1.0 reports no per-hook record: HookRunResult is {denied, messages}, "
     "so the output's ran and log do not exist (waiting for the protocol's partial answers)"
@@ -116,16 +117,15 @@ DOMAINS = {"hooks": hooks}
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:
     if request.get("cmd") == "start":
-        return {
-            "ok": True,
-            "implementation": {
-                "name": "hanzo-hooks",
-                "version": metadata.version("hanzo-hooks"),
-                "language": f"python {sys.version.split()[0]}",
-                "domains": sorted(DOMAINS),
-            },
-            "harness_lays_out": sorted(DOMAINS),
+        implementation: dict[str, Any] = {
+            "name": "hanzo-hooks",
+            "version": metadata.version("hanzo-hooks"),
+            "language": f"python {sys.version.split()[0]}",
+            "domains": sorted(DOMAINS),
         }
+        if PARTIAL_ANSWERS:
+            implementation["absent"] = {"hooks": ABSENT}
+        return {"ok": True, "implementation": implementation, "harness_lays_out": sorted(DOMAINS)}
     run = DOMAINS.get(request.get("domain", ""))
     if run is None:
         return {"id": request.get("id", ""), "crash": {"message": "unknown domain", "detail": ""}}
@@ -136,7 +136,7 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
         return {"id": request["id"], "crash": crash}
     if isinstance(result, str):
         return {"id": request["id"], "skip": {"reason": result}}
-    return {"id": request["id"], "output": result, "absent": ABSENT}
+    return {"id": request["id"], "output": result}
 
 
 def main() -> None:
