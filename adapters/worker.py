@@ -24,6 +24,8 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from impl_python.conformance.layout import LAID_DOMAINS
+
 from .laid import LaidBatch, laid_domains
 from .messages import (
     EXTENSIONS_LINE,
@@ -487,7 +489,8 @@ class WorkerAdapter:
         """``_run_expected`` (below), with the cases of the domains the worker asked the
         harness to lay out laid out before they are sent, finished and cleaned up after
         (adapters/laid.py)."""
-        if self.laid_out is None and self.implementation is None:
+        if self.laid_out is None and any(r["domain"] in LAID_DOMAINS for r in requests):
+            # run() without start(): the handshake says whether to lay them out.
             with contextlib.suppress(PlatformUnavailable):  # the run path reports it
                 self.start()
         laid = self.laid_out
