@@ -103,3 +103,29 @@ def test_the_documented_handshake_is_a_valid_started_message() -> None:
     [line] = [x for x in text.splitlines() if '"harness_lays_out": ["hooks"]}' in x]
     assert problem("started", json.loads(line)) is None
     assert problem("started", {**json.loads(line), "harness_lays_out": ["lsp-positions"]})
+
+
+def test_a_case_the_layout_refuses_is_a_crash_and_never_sent(tmp_path: Path) -> None:
+    log = tmp_path / "sent.jsonl"
+    adapter = WorkerAdapter("laid", shlex.split(_command(log, "all", "sandbox-paths")))
+    tree = [
+        {"path": "out", "kind": "symlink", "target": str(tmp_path)},
+        {"path": "out/PWNED", "kind": "file", "content": "x"},
+    ]
+    escaping = {"op": "detect_container", "tree": tree, "env": {}}
+    fine = {"op": "detect_container", "tree": [], "env": {}}
+    try:
+        adapter.start()
+        bad, good = adapter.run(
+            [
+                {"id": "bad", "domain": "sandbox-paths", "input": escaping},
+                {"id": "good", "domain": "sandbox-paths", "input": fine},
+            ]
+        )
+    finally:
+        adapter.stop()
+    assert "crash" in bad and "could not lay out" in bad["crash"]["message"]  # type: ignore[typeddict-item]
+    assert "out/PWNED" in bad["crash"]["message"]  # type: ignore[typeddict-item]
+    assert good == {"id": "good", "output": {"runtime": None, "default_mode": "workspace"}}
+    assert not (tmp_path / "PWNED").exists()
+    assert [json.loads(x)["id"] for x in log.read_text(encoding="utf-8").splitlines()] == ["good"]

@@ -29,7 +29,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-PLACEHOLDER = "{root}"
+from . import case_root
+from .case_root import PLACEHOLDER
+
 FIXTURES_PLACEHOLDER = "{fixtures}"
 FIXTURES_ENV = "HANZO_HOOK_FIXTURES"
 LAID_DOMAINS = ("config-merge", "hooks", "sandbox-paths", "tool-call-pipeline")
@@ -176,9 +178,11 @@ def _hooks(case_input: dict[str, Any], root: str) -> LaidCase:
             raise _bad("each hook must be an object")
         command = _checked(raw.get("command"), "hook commands")
         concrete_hooks.append({**raw, "command": substitute(command, root, command=True)})
-    cwd = substitute(_checked(case_input.get("cwd"), "input.cwd"), root)
+    raw_cwd = _checked(case_input.get("cwd"), "input.cwd")
+    cwd = substitute(raw_cwd, root)
+    cwd_rel = case_root.under_root(cwd, root, f"input.cwd {raw_cwd!r}")
     if case_input.get("create_cwd", True):  # false: a vector of HOOK-4's missing directory
-        os.makedirs(cwd, exist_ok=True)
+        case_root.make_dirs(root, cwd_rel, f"input.cwd {raw_cwd!r}")
     tool_input = case_input.get("tool_input")
     fill = case_input.get("tool_input_fill")
     if fill is not None and isinstance(tool_input, dict):
