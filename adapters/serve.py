@@ -58,6 +58,7 @@ from typing import IO, Any
 
 from .answers import answer_line, encode
 from .protocol import (
+    ABSENT,
     EXPECT,
     EXPECT_ERROR,
     PROTOCOL_VERSION,
@@ -331,6 +332,9 @@ def _answer_ordinarily(
             "language": implementation.language,
             "domains": sorted(implementation.domains),
         }
+        absent = getattr(implementation, "absent", None)
+        if absent:  # the fields it lacks, per domain, as an in-process platform declares them
+            info[ABSENT] = {domain: list(fields) for domain, fields in sorted(absent.items())}
         _handshake_answer(answers, {"ok": True, "implementation": info})
         return True
     if command == "extensions":

@@ -41,7 +41,7 @@ from .messages import (
     tab_line,
 )
 from .process import EOF as _EOF
-from .process import WorkerProcess
+from .process import LINE_LIMIT, LineTooLong, WorkerProcess
 from .protocol import (
     ACK,
     ERROR_ACK,
@@ -847,6 +847,11 @@ class WorkerAdapter(BaseAdapter):
             code = worker.exit_code()
             return _Failure(
                 f"worker exited with code {code} while running case {case_id}", group_lost=True
+            )
+        if type(line) is LineTooLong:
+            return _Failure(
+                f"worker wrote a line of {line.size:,} bytes while running case {case_id} "
+                f"(the limit is {LINE_LIMIT:,})"
             )
         try:
             answer = _decode(line)
