@@ -17,6 +17,7 @@ from adapters.worker import WorkerAdapter
 from runners._cli import main
 
 EXAMPLE = EXAMPLES / "hanzo-hooks"
+LEDGER = str(EXAMPLE / "expectations.json")
 # What a copy of the harness's case layout would need (impl_python/conformance/layout.py).
 LAYOUT_WORDS = (
     "{root}",
@@ -66,20 +67,40 @@ def test_it_asks_the_harness_to_lay_out_and_has_no_layout_of_its_own(python: str
         assert word not in code, word
 
 
-def test_it_runs_the_hooks_domain_through_the_harness_laid_mode(
+def test_its_ledger_records_every_divergence_and_the_rest_is_partial(
     python: str, tmp_path: Path
 ) -> None:
-    code, doc = _run(python, tmp_path / "r.json")
+    code, doc = _run(python, tmp_path / "r.json", "--expectations", LEDGER)
     assert code == 0
     platform = doc["summary"]["platforms"]["hanzo-hooks"]
     assert (platform["implementation"], platform["version"]) == ("hanzo-hooks", "0.1.0")
     counts = doc["summary"]["matrix"]["hooks"]["hanzo-hooks"]
-    # Until the protocol's partial answers land, every case lacks ran and log: skipped
-    # with that reason, never a pass (examples/hanzo-hooks/worker.py, PARTIAL_ANSWERS).
-    assert counts == {"pass": 0, "fail": 0, "error": 0, "skip": 98, "xfail": 0, "not_run": 0}
-    reasons = {r["message"] for r in doc["results"] if r["status"] == "skip"}
-    assert reasons == {
-        "not applicable to hanzo-hooks: hanzo-hooks 0.1.0 reports no per-hook record: "
-        "HookRunResult is {denied, messages}, so the output's ran and log do not exist "
-        "(waiting for the protocol's partial answers)"
+    assert counts == {
+        "pass": 0,
+        "partial": 11,
+        "fail": 0,
+        "error": 0,
+        "skip": 10,
+        "xfail": 77,
+        "not_run": 0,
     }
+    partial = [r for r in doc["results"] if r["status"] == "partial"]
+    assert all(sorted(r["absent"]) == ["/log", "/ran"] for r in partial)
+    skipped = {r["message"] for r in doc["results"] if r["status"] == "skip"}
+    assert len(skipped) == 2 and all("hanzo-hooks 0.1.0" in m for m in skipped)
+    # Every reason was reviewed and cites the HIP-301 text the package breaks.
+    ledger = json.loads(Path(LEDGER).read_text(encoding="utf-8"))
+    assert all(e["reason"].count("HIP-301") >= 1 for e in ledger["entries"])
+
+
+def test_without_its_ledger_the_gate_fails_on_the_security_hole(
+    python: str, tmp_path: Path
+) -> None:
+    code, doc = _run(python, tmp_path / "r.json")
+    assert code == 1
+    by_case = {r["case"]: r for r in doc["results"]}
+    # HIP-301 §9: "Any other code = error (deny + log)"; hanzo-hooks allows the tool.
+    exit_1 = by_case["exit-1-is-error"]
+    assert exit_1["status"] == "fail" and exit_1["actual"]["decision"] == "allow"
+    # The harness's observations: the daemon's child, left holding stderr, hung it.
+    assert by_case["background-child-killed-after-allow"]["status"] == "error"

@@ -27,11 +27,10 @@ its own; it only calls the package:
   the process environment cannot hold (HOOK-7's NUL and ``=``), cannot be given to it
   that way and is answered ``skip``.
 
-``HookRunResult`` has no per-hook record: it says which hooks ran and how each ended
-(``ran``, ``log``) nowhere. Those two output fields are absent. The protocol's partial
-answers (a worker declares the fields its platform lacks and the rest is compared) are
-not in the harness yet, so until they are every case is answered ``skip`` with that
-reason; ``PARTIAL_ANSWERS`` switches the worker to them. Nothing is corrected: the
+``HookRunResult`` has no per-hook record: it says nowhere which hooks ran or how each
+ended (``ran``, ``log``). The handshake declares those two output fields absent
+(docs/protocol.md, "Partial answers"), so the rest of each output is compared and the
+result is ``partial``, never a pass. Nothing is corrected: the
 ledger next to this file records the differences. It speaks docs/protocol.md on
 stdin/stdout and is self-contained, so it can be copied into the package's repository
 with its ledger.
@@ -50,13 +49,6 @@ from hanzo_hooks import HookConfig, HookRunner
 
 ABSENT = ["/ran", "/log"]
 """The output fields hanzo-hooks 0.1.0 does not have (JSON pointers)."""
-PARTIAL_ANSWERS = False
-"""Whether the harness takes partial answers (the handshake's ``absent``, declared for
-every case); until it does, every case is skipped."""
-NO_LOG = (
-    "hanzo-hooks 0.1.0 reports no per-hook record: HookRunResult is {denied, messages}, "
-    "so the output's ran and log do not exist (waiting for the protocol's partial answers)"
-)
 NO_ENV = (
     "hanzo-hooks 0.1.0 reads the hook environment from the process environment, "
     "which cannot hold this case's variables (a NUL, an empty name or a name with '=')"
@@ -69,8 +61,6 @@ NO_CWD = (
 
 def hooks(case_input: dict[str, Any]) -> dict[str, Any] | str:
     """The output the package gives, or the reason it cannot answer this case."""
-    if not PARTIAL_ANSWERS:
-        return NO_LOG
     cwd = case_input["cwd"]
     if not os.path.isdir(cwd):
         return NO_CWD
@@ -122,9 +112,8 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
             "version": metadata.version("hanzo-hooks"),
             "language": f"python {sys.version.split()[0]}",
             "domains": sorted(DOMAINS),
+            "absent": {"hooks": ABSENT},
         }
-        if PARTIAL_ANSWERS:
-            implementation["absent"] = {"hooks": ABSENT}
         return {"ok": True, "implementation": implementation, "harness_lays_out": sorted(DOMAINS)}
     run = DOMAINS.get(request.get("domain", ""))
     if run is None:
