@@ -26,6 +26,8 @@ from collections import deque
 from collections.abc import Sequence
 from typing import IO
 
+from .isolation import WorkerTemp, confined_launch
+
 __all__ = ["EOF", "LINE_LIMIT", "LineTooLong", "WorkerProcess"]
 
 STDERR_LIMIT = 64 * 1024
@@ -59,6 +61,8 @@ _live: weakref.WeakSet[WorkerProcess] = weakref.WeakSet()
 def _kill_live_workers() -> None:
     for worker in list(_live):
         worker.kill_group()
+        if worker.temp is not None:
+            worker.temp.remove()
 
 
 atexit.register(_kill_live_workers)
@@ -77,16 +81,29 @@ def _line(held: list[bytes], last: bytes, size: int) -> bytes:
 class WorkerProcess:
     """One spawned worker process (a session of its own) with its stdout queue and stderr buffer."""
 
-    def __init__(self, command: Sequence[str]):
+    def __init__(self, command: Sequence[str], *, confined: bool = False):
+        # confined: one of the harness's own platforms, started as adapters.isolation
+        # says (scrubbed environment, memory limit, its own temporary folder, namespaces).
+        argv = list(command)
+        env: dict[str, str] | None = None
+        self.temp: WorkerTemp | None = None
+        if confined:
+            argv, env, self.temp = confined_launch(argv)
         # start_new_session: the worker leads a new process group, so killpg reaches
         # every process it starts (unless one starts a session of its own).
-        self.proc = subprocess.Popen(
-            list(command),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                env=env,
+            )
+        except BaseException:
+            if self.temp is not None:
+                self.temp.remove()
+            raise
         self.pgid = self.proc.pid
         # The reader thread queues lists of lines (all those one read brought), so a
         # worker that writes many answers at once costs one queue hand-over, not one
@@ -251,6 +268,8 @@ class WorkerProcess:
         if not self._stdin_closed and not self.writing():
             self._stdin_closed = True
             _close(self.proc.stdin)
+        if self.temp is not None:  # the case roots a timeout or a crash left
+            self.temp.remove()
 
     def stop(self, goodbye: bytes) -> None:
         """Polite stop (write ``goodbye``, close stdin, short wait), then kill the group."""

@@ -248,7 +248,10 @@ class WorkerAdapter(BaseAdapter):
 
     ``command`` is the worker's argv, or a function returning it, called at each
     spawn (it may raise PlatformUnavailable, e.g. when a runtime is missing).
-    The worker inherits this process's working directory and environment.
+    The worker inherits this process's working directory and environment, unless
+    ``confined`` (the harness's own platforms): then it starts as
+    ``adapters.isolation`` says (scrubbed environment, memory limit, a temporary
+    folder of its own, PID and mount namespaces where the machine has them).
     ``timeout`` is the per-case time limit in seconds, counted from when the
     adapter starts waiting for that case's answer;
     ``start_timeout`` limits the handshake (default: ``max(timeout, 10.0)``).
@@ -297,6 +300,7 @@ class WorkerAdapter(BaseAdapter):
         answers_in_groups: int = 0,
         held_while_running: bool = False,
         expect: bool = False,
+        confined: bool = False,
     ) -> None:
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout!r}")
@@ -308,6 +312,7 @@ class WorkerAdapter(BaseAdapter):
         self.answers_in_groups = answers_in_groups
         self.held_while_running = held_while_running
         self.expect = expect
+        self.confined = confined
         self.expecting: bool | None = None  # did the worker take it (None: not started yet)
         # Did it take the expect-error extension too (None: not started yet).
         self.expecting_errors: bool | None = None
@@ -354,7 +359,7 @@ class WorkerAdapter(BaseAdapter):
             exc.platform = exc.platform or self.name
             raise
         try:
-            worker = WorkerProcess(argv)
+            worker = WorkerProcess(argv, confined=self.confined)
         except OSError as exc:
             raise WorkerStartError(
                 f"cannot run worker {argv!r}: {exc}", platform=self.name

@@ -23,7 +23,7 @@ from .judge.marks import ClauseMarks
 from .reports.history import render_history
 from .reports.html import render_html
 from .reports.markdown import render_markdown
-from .reports.meta import run_metadata
+from .reports.meta import isolation, run_metadata
 from .reports.results_file import ResultsWriter, put_in_place, read_results
 from .reports.text import Problems, render_text, text_report
 from .run import merge, signals
@@ -261,6 +261,9 @@ def _summary(
     ``merge``'s: one maker)."""
     summary = sink.tally.summary(platforms)
     summary["run"] = run_metadata(sink.digest)
+    note = isolation(summary)
+    if note is not None:
+        summary["run"]["isolation"] = note
     if shard:
         summary["run"]["shard"] = f"{shard[0]}/{shard[1]}"
     summary["run"]["options"] = options

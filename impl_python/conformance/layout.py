@@ -367,7 +367,6 @@ def _tool_call_pipeline(case_input: dict[str, Any], root: str) -> LaidCase:
         root,
         concrete,
         lambda output: unroot(output, root),
-        counts_leftovers=True,
     )
 
 

@@ -215,7 +215,8 @@ const problems = (s.expectations && s.expectations.problems) || [];
 $("verdict").textContent = (s.not_run ? "INTERRUPTED" : s.diverged ? "DIVERGED" : problems.length ? "GATE FAILED" : s.partial_unrecorded ? "PARTIAL" : "OK") +
   ": " + s.total + " results: " + ["pass", "partial", "fail", "error", "xfail", "skip"].map((k) => (s[k] || 0) + " " + k).join(", ") +
   (s.not_run ? ", " + s.not_run + " not run" : "") +
-  (s.run ? " · vectors " + s.run.vectors.version : "");
+  (s.run ? " · vectors " + s.run.vectors.version : "") +
+  (s.run && s.run.isolation ? " · isolation: " + s.run.isolation : "");
 
 function gridClass(c) {
   if ((c.fail || 0) + (c.error || 0)) return "bad";

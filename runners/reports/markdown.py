@@ -90,6 +90,8 @@ def render_markdown(
     if run:
         commit = f", commit `{run['vectors']['commit']}`" if run["vectors"].get("commit") else ""
         out += [f"Vectors version `{run['vectors']['version']}`{commit}.", ""]
+        if run.get("isolation"):
+            out += [f"Isolation: {_escape(run['isolation'])}.", ""]
     out += ["| platform | implementation | version | commit |", "|---|---|---|---|"]
     for name, info in summary["platforms"].items():
         if "failure" in info:

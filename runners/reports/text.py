@@ -463,4 +463,6 @@ def _gate_sections(doc: Mapping[str, Any]) -> list[str]:
         if vectors.get("commit"):
             line += f" (commit {vectors['commit']})"
         parts.append(line + f", harness {run['harness'].get('version', '?')}")
+        if run.get("isolation"):
+            parts.append(f"isolation: {bound(run['isolation'], 400)}")
     return parts

@@ -313,12 +313,16 @@ def _chunks(cases: Sequence[Case]) -> Iterator[Sequence[Case]]:
 
 def merged_run(shards: Sequence[Shard], computed: Mapping[str, Any]) -> dict[str, Any]:
     """``summary.run`` of the whole run: the shards' (``computed``, this process's, in its
-    order), finished when the last shard did, with no shard."""
-    run = {key: value for key, value in computed.items() if key != "shard"}
+    order), finished when the last shard did, with no shard; the isolation note of a
+    shard that ran without namespaces (where it ran, not where it is merged)."""
+    run = {key: value for key, value in computed.items() if key not in ("shard", "isolation")}
     first = shards[0].run
     run["vectors"] = first["vectors"]
     run["harness"] = first["harness"]
     finished = [s.run["finished"] for s in shards if "finished" in s.run]
     if finished:
         run["finished"] = max(finished)
+    notes = [s.run["isolation"] for s in shards if "isolation" in s.run]
+    if notes:
+        run["isolation"] = notes[0]
     return run
