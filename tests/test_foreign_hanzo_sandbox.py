@@ -82,3 +82,12 @@ def test_without_its_ledger_it_stays_in_workspace_mode_inside_a_container(
     }
     assert dangling["/runtime"] is None
     assert by_case["container-none"]["status"] == "pass"
+
+
+def test_the_harness_lays_its_cases_out() -> None:
+    """The worker only calls the package: the harness builds each case's tree and sends
+    its root (harness_lays_out), so the worker has no tree-building code of its own."""
+    source = (EXAMPLE / "worker.py").read_text(encoding="utf-8")
+    assert 'started["harness_lays_out"] = sorted(DOMAINS)' in source
+    for layout in ("mkdtemp", "symlink_to", "mkdir", "write_text", "rmtree"):
+        assert layout not in source, layout

@@ -217,3 +217,32 @@ def test_permission_policy_skip_reasons_and_partials_read_in_text_and_markdown(
         assert "it has no glob patterns" in report, fmt
         assert "it has no mode to validate" in report, fmt
         assert "/rule_index" in report and "/audit" in report, fmt
+
+
+def test_config_merge_lets_a_project_tier_set_the_api_key(worker: str, tmp_path: Path) -> None:
+    """The harness lays the tier files out (harness_lays_out); the worker only calls
+    ConfigLoader. A project tier's api_key and oauth_credentials are used, which HIP-301
+    allows only in the user tier; HANZO_API_KEY is ignored."""
+    code, doc = _run(worker, tmp_path / "r.json", "--expectations", LEDGER, domain="config-merge")
+    assert code == 0
+    assert _counts(doc, "config-merge") == {
+        "pass": 0,
+        "partial": 0,
+        "fail": 0,
+        "error": 0,
+        "skip": 1,
+        "xfail": 105,
+        "not_run": 0,
+    }
+    code, doc = _run(worker, tmp_path / "bare.json", domain="config-merge")
+    assert code == 1
+    by_case = {r["case"]: r for r in doc["results"]}
+    api_key = {d["pointer"]: d for d in by_case["api-key-in-project-ignored"]["diff"]}
+    assert api_key["/config/api_key"]["actual"] not in (
+        None,
+        api_key["/config/api_key"]["expected"],
+    )
+    oauth = {d["pointer"] for d in by_case["oauth-credentials-outside-user-ignored"]["diff"]}
+    assert "/config/oauth_credentials" in oauth
+    env = {d["pointer"]: d for d in by_case["env-overrides-every-tier"]["diff"]}
+    assert env["/config/api_key"]["expected"] == "sk-env"

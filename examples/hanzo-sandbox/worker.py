@@ -7,8 +7,8 @@
         hanzo-sandbox='examples/hanzo-sandbox/.venv/bin/python examples/hanzo-sandbox/worker.py' \
         --expectations examples/hanzo-sandbox/expectations.json
 
-- ``detect_container``: the case's tree is built in a fresh temporary directory (by the
-  harness once it lays the OS cases out, HARNESS_LAYS_OUT; until then by build_tree), and
+- ``detect_container``: the harness builds the case's tree in a fresh case root and
+  sends ``{op, root, env}`` (docs/protocol.md "Harness-laid cases"), and
   the package's ``detect_container_environment_from`` is given what its own
   ``detect_container_environment`` reads, read the same way under that directory
   instead of ``/`` (which the package hard-codes): ``proc/1/cgroup``'s text (None when
@@ -33,9 +33,7 @@ into the package's own repository with its ledger.
 from __future__ import annotations
 
 import json
-import shutil
 import sys
-import tempfile
 import traceback
 from importlib import metadata
 from pathlib import Path
@@ -57,12 +55,9 @@ NO_CHECK = (
     "hanzo-sandbox 0.1.0 has no path check: its filesystem mode is passed to the "
     "sandboxed command's environment, never checked per path (SBX-9..SBX-13)"
 )
-HARNESS_LAYS_OUT = False
-"""Whether the harness builds each case's tree and sends its root (the handshake's
-``harness_lays_out``); until it does, the worker builds the tree itself (build_tree)."""
 PARTIAL_ANSWERS = True
-"""Whether the harness takes partial answers: a case whose markers name no single
-runtime is then answered with ``runtime`` declared absent, not skipped."""
+"""Whether to send partial answers: a case whose markers name no single runtime is
+then answered with ``runtime`` declared absent; without, it is skipped."""
 MARKER_RUNTIMES = {
     "/.dockerenv": "docker",
     "/run/.containerenv": "podman",
@@ -85,19 +80,6 @@ class Partial(Exception):
     def __init__(self, output: dict[str, Any], lacking: str) -> None:
         super().__init__(lacking)
         self.output = output
-
-
-def build_tree(root: Path, tree: list[dict[str, Any]]) -> None:
-    """The case's entries, in order, under root (sandbox-paths.md, "Vector input")."""
-    for entry in tree:
-        path = root / entry["path"].replace("{root}", str(root))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if entry["kind"] == "dir":
-            path.mkdir(exist_ok=True)
-        elif entry["kind"] == "file":
-            path.write_text(entry.get("content", "").replace("{root}", str(root)), "utf-8")
-        else:
-            path.symlink_to(entry["target"].replace("{root}", str(root)))
 
 
 def marker_runtime(marker: str) -> str | None:
@@ -133,14 +115,7 @@ def detect_in(root: Path, env: dict[str, str]) -> dict[str, Any]:
 
 
 def detect_container(case_input: dict[str, Any]) -> dict[str, Any]:
-    if HARNESS_LAYS_OUT:
-        return detect_in(Path(case_input["root"]), case_input["env"])
-    root = Path(tempfile.mkdtemp(prefix="hanzo-sandbox-case-")).resolve()
-    try:
-        build_tree(root, case_input["tree"])
-        return detect_in(root, case_input["env"])
-    finally:
-        shutil.rmtree(root)
+    return detect_in(Path(case_input["root"]), case_input["env"])
 
 
 def sandbox_paths(case_input: dict[str, Any]) -> dict[str, Any]:
@@ -163,8 +138,8 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
                 "domains": sorted(DOMAINS),
             },
         }
-        if HARNESS_LAYS_OUT:
-            started["harness_lays_out"] = sorted(DOMAINS)
+        # The harness builds each case's tree and sends its root: no layout here.
+        started["harness_lays_out"] = sorted(DOMAINS)
         return started
     run = DOMAINS.get(request.get("domain", ""))
     if run is None:

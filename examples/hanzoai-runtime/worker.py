@@ -13,7 +13,7 @@ corrected: the ledger next to this file records the differences.
 - mcp-normalization: ``hanzoai.mcp.mcp_tool_name(server, tool)`` answers ``normalize``.
   The package has no function that parses a name back into server and tool, and no tool
   table, so ``parse`` and ``table`` are ``skip``.
-- config-merge (only with HARNESS_LAYS_OUT: the harness writes the tier files and sends
+- config-merge (harness-laid: the harness writes the tier files and sends
   ``{env, project_root, trusted}``): ``ConfigLoader.default_for(project_root)`` with the
   case's environment as the process's (the package finds its user tier from
   ``HANZO_CONFIG_HOME`` and ``Path.home()``), then ``load(trust_project_mcp=trusted)``.
@@ -155,9 +155,6 @@ ABSENT = {
     ],
 }
 """The output fields hanzoai 8.5.914 does not have, per domain (JSON pointers)."""
-HARNESS_LAYS_OUT = False
-"""Whether the harness lays the OS cases out (the handshake's ``harness_lays_out``):
-config-merge runs only then, so that this worker holds no copy of the case layout."""
 PARTIAL_ANSWERS = True
 """Whether to send partial answers (the handshake's ``absent``, declared for every case
 of a domain in ABSENT; docs/protocol.md "Partial answers"); without, those cases are
@@ -494,26 +491,21 @@ DOMAINS = {
 }
 
 
-def served_domains() -> list[str]:
-    return [d for d in DOMAINS if d != "config-merge" or HARNESS_LAYS_OUT]
-
-
 def answer(request: dict[str, Any]) -> dict[str, Any]:
     if request.get("cmd") == "start":
         implementation: dict[str, Any] = {
             "name": "hanzoai",
             "version": metadata.version("hanzoai"),
             "language": f"python {sys.version.split()[0]}",
-            "domains": sorted(served_domains()),
+            "domains": sorted(DOMAINS),
         }
         if PARTIAL_ANSWERS:
-            implementation["absent"] = {d: ABSENT[d] for d in served_domains() if d in ABSENT}
+            implementation["absent"] = ABSENT
         started: dict[str, Any] = {"ok": True, "implementation": implementation}
-        if HARNESS_LAYS_OUT:
-            started["harness_lays_out"] = ["config-merge"]
+        # config-merge's tier files are the harness's to write: no layout here.
+        started["harness_lays_out"] = ["config-merge"]
         return started
-    domain = request.get("domain", "")
-    run = DOMAINS.get(domain) if domain in served_domains() else None
+    run = DOMAINS.get(request.get("domain", ""))
     if run is None:
         return {"id": request.get("id", ""), "crash": {"message": "unknown domain", "detail": ""}}
     try:
