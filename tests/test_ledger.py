@@ -691,3 +691,93 @@ def test_an_update_keeps_a_reviewed_cluster_below_the_threshold(two_cases, tmp_p
     results = tmp_path / "r.json"
     assert run_crashing(path, ledger, results) == 0
     assert update(ledger, results) == [entry]
+
+
+def _ledger_text_by_replacing(ledger):
+    """The layout ledger_text keeps, as it was first written: indented JSON, then each
+    case reference's indented text replaced by its one-line text (one pass per case)."""
+    text = json.dumps(ledger, indent=2, ensure_ascii=False)
+    for entry in ledger["entries"]:
+        for ref in entry.get("cases", ()):
+            long = json.dumps(ref, indent=2, ensure_ascii=False).replace("\n", "\n        ")
+            text = text.replace("        " + long, "        " + json.dumps(ref, ensure_ascii=False))
+    return text + "\n"
+
+
+def _many_failing_cases(n):
+    """A run's results where ``n`` cases of platform ``p`` fail: every third case in its
+    own pointer (clusters of three), and each case also at a pointer of its own."""
+    results = [
+        {
+            "platform": "p",
+            "domain": "sse-frames",
+            "case": f"case-{i}",
+            "case_hash": f"{i:064x}",
+            "status": "fail",
+            "diff": [
+                {"pointer": f"/shared-{i // 3}", "expected": 1, "actual": "1"},
+                {"pointer": f"/own-{i}", "expected": None, "actual": []},
+            ],
+        }
+        for i in range(n)
+    ]
+    return {"results": results}
+
+
+def test_ledger_text_lays_case_references_on_one_line_without_a_rewrite_per_case():
+    """`expectations --update` was quadratic: the whole text was rewritten once per case
+    reference. The one-pass writer gives the same text and rewrites nothing."""
+    from runners.gate.ledger import ledger_from_results
+
+    ledger = ledger_from_results(_many_failing_cases(60), "p")
+    ledger["description"] = "naïve — ünïcode stays text"
+    ledger["entries"].append({"cluster": {"pattern": "", "kind": "x"}, "cases": [], "reason": ""})
+    assert sum("cluster" in e for e in ledger["entries"]) == 21
+    replaced = []
+
+    def spy(frame, event, arg):
+        if event == "c_call" and arg.__name__ == "replace" and isinstance(arg.__self__, str):
+            replaced.append(1)
+
+    sys.setprofile(spy)
+    try:
+        text = ledger_text(ledger)
+    finally:
+        sys.setprofile(None)
+    assert text == _ledger_text_by_replacing(ledger)
+    assert '        {"domain": "sse-frames", "case": "case-0", "hash": "' in text
+    assert replaced == []
+
+
+def test_update_reads_the_previous_case_reviews_once_not_once_per_cluster(monkeypatch):
+    """A new cluster looks for the review its cases' previous case entries share: that
+    table is built once per ledger, not once per cluster (quadratic in failing cases)."""
+    from runners.gate import ledger as ledger_module
+    from runners.gate.ledger import Entry, Ledger, ledger_from_results
+
+    doc = _many_failing_cases(300)
+    fails = {"pointers": sorted({"/own-0", "/shared-0"})}
+    previous_entries = [
+        Entry(
+            i,
+            {
+                "domain": "sse-frames",
+                "case": f"case-{i}",
+                "hash": f"{i:064x}",
+                "fails": fails,
+                "reason": "r",
+                "link": "",
+                "owner": "",
+            },
+        )
+        for i in range(300)
+    ]
+    previous = Ledger(Path("p.json"), "p", previous_entries)
+    reviews = []
+    real = ledger_module._review
+    monkeypatch.setattr(ledger_module, "_review", lambda raw: reviews.append(1) or real(raw))
+    ledger = ledger_from_results(doc, "p", previous)
+    assert sum("cluster" in e for e in ledger["entries"]) == 100
+    # Each cluster keeps the review all three of its cases' previous entries share.
+    assert all(e["reason"] == "r" for e in ledger["entries"] if "cluster" in e)
+    assert len(reviews) <= 2 * len(previous_entries)

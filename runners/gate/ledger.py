@@ -483,6 +483,7 @@ def ledger_from_results(
         if (len(rs) >= cluster_threshold or k in kept) and k[1] != "crash"
     }
     reviews = _previous_reviews(previous)
+    case_reviews = _previous_case_reviews(previous)
     entries: list[dict[str, Any]] = []
     # Largest first; between clusters of one size, the previous ledger's order (no churn).
     place = (
@@ -494,7 +495,9 @@ def ledger_from_results(
         refs = [
             {"domain": r["domain"], "case": r["case"], "hash": r["case_hash"]} for r in by_key[k]
         ]
-        review = reviews.get(("cluster", k[0], k[1])) or _shared_case_review(by_key[k], previous)
+        review = reviews.get(("cluster", k[0], k[1])) or _shared_case_review(
+            by_key[k], case_reviews
+        )
         entries.append({"cluster": {"pattern": k[0], "kind": k[1]}, "cases": refs, **review})
     for r in failing:
         fails = _signature(r, big)
@@ -531,16 +534,20 @@ def _review(raw: Mapping[str, Any]) -> dict[str, str]:
     return {k: raw[k] for k in ("reason", "link", "owner", "expires") if k in raw}
 
 
-def _shared_case_review(
-    results: Sequence[Mapping[str, Any]], previous: Ledger | None
-) -> dict[str, str]:
-    """A new cluster's review: the one review that the previous case entries of all its
-    cases share (as when crashes recorded case by case become a cluster of their cause)."""
-    by_case = {
+def _previous_case_reviews(previous: Ledger | None) -> dict[str, dict[str, str]]:
+    """The previous ledger's case entries' reviews by case key (built once per ledger)."""
+    return {
         case_key(e.raw["domain"], e.raw["case"]): _review(e.raw)
         for e in (previous.entries if previous else [])
         if not e.cluster
     }
+
+
+def _shared_case_review(
+    results: Sequence[Mapping[str, Any]], by_case: Mapping[str, dict[str, str]]
+) -> dict[str, str]:
+    """A new cluster's review: the one review that the previous case entries of all its
+    cases share (as when crashes recorded case by case become a cluster of their cause)."""
     found = [by_case.get(case_key(r["domain"], r["case"])) for r in results]
     first = found[0]
     if first is not None and all(review == first for review in found):
@@ -563,10 +570,38 @@ def _previous_reviews(previous: Ledger | None) -> dict[tuple[str, ...], dict[str
 
 
 def ledger_text(ledger: Mapping[str, Any]) -> str:
-    """A ledger as JSON, indented, with each case reference on one line (reviewable diffs)."""
-    text = json.dumps(ledger, indent=2, ensure_ascii=False)
-    for entry in ledger["entries"]:
-        for ref in entry.get("cases", ()):
-            long = json.dumps(ref, indent=2, ensure_ascii=False).replace("\n", "\n        ")
-            text = text.replace("        " + long, "        " + json.dumps(ref, ensure_ascii=False))
-    return text + "\n"
+    """A ledger as JSON, indented, with each case reference on one line (reviewable diffs).
+
+    The text is built in one pass (a case reference is written on its line as it comes),
+    so a ledger of many cluster cases costs time linear in its size."""
+    parts: list[str] = []
+    _indented(ledger, 0, parts, ("entries", "cases"), ())
+    parts.append("\n")
+    return "".join(parts)
+
+
+def _indented(
+    value: Any, level: int, out: list[str], one_line_at: tuple[str, ...], at: tuple[str, ...]
+) -> None:
+    """``value`` as ``json.dumps(value, indent=2, ensure_ascii=False)`` writes it, except
+    that the items of a list reached through the keys ``one_line_at`` go on one line each."""
+    if isinstance(value, dict) and value:
+        out.append("{")
+        for i, (key, item) in enumerate(value.items()):
+            out.append("," if i else "")
+            out.append("\n" + "  " * (level + 1) + json.dumps(key, ensure_ascii=False) + ": ")
+            _indented(item, level + 1, out, one_line_at, (*at, key))
+        out.append("\n" + "  " * level + "}")
+    elif isinstance(value, list) and value:
+        inline = at == one_line_at
+        out.append("[")
+        for i, item in enumerate(value):
+            out.append("," if i else "")
+            out.append("\n" + "  " * (level + 1))
+            if inline:
+                out.append(json.dumps(item, ensure_ascii=False))
+            else:
+                _indented(item, level + 1, out, one_line_at, at)
+        out.append("\n" + "  " * level + "]")
+    else:
+        out.append(json.dumps(value, ensure_ascii=False))
