@@ -33,6 +33,7 @@ from .run.jobs import run_jobs
 from .run.platforms import describe, factories, stop_all
 from .run.progress import Progress
 from .run.progress import wanted as progress_wanted
+from .vectors import parts as vector_parts
 from .vectors.clauses import DEPARTS_FROM, FILLS_GAP, SECURITY, domain_contract, marked_clauses
 from .vectors.format import canonical
 from .vectors.load import VECTORS_DIR, VectorFile, load_vectors, vector_paths
@@ -73,11 +74,21 @@ def _shown(path: Path) -> str:
 
 def cmd_fmt(args: argparse.Namespace) -> int:
     """Rewrite vector files in the canonical layout; only files that validate are touched."""
-    # Validation raises (exit 2) naming every problem before anything is written.
-    files = load_vectors(vector_paths(_sources(args)))
-    paths = [vf.path for vf in files if not args.domain or vf.domain in args.domain]
+    # Validation raises (exit 2) naming every problem before anything is written. A large
+    # file is checked a part at a time, and its layout a case at a time.
+    every = vector_paths(_sources(args))
+    large = {p for p in every if p.stat().st_size > vector_parts.PARTS_FROM_BYTES}
+    domains = {vf.path: vf.domain for vf in load_vectors([p for p in every if p not in large])}
+    for path in sorted(large):
+        for part in vector_parts.load_vector_parts(path):
+            domains[path] = part.domain
+    paths = [p for p in every if not args.domain or domains[p] in args.domain]
     unformatted = []
     for path in paths:
+        if args.check and path in large:
+            if not vector_parts.is_canonical(path):
+                unformatted.append(path)
+            continue
         text = path.read_text(encoding="utf-8")
         formatted = canonical(json.loads(text))
         if formatted != text:

@@ -8,6 +8,7 @@ longer array of numbers fills its lines.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 WIDTH = 100
@@ -59,3 +60,28 @@ def _packed(numbers: list[Any], indent: int) -> str:
 def canonical(document: Any) -> str:
     """The canonical text of a parsed vector file, ending in a newline."""
     return _render(document, 0, "") + "\n"
+
+
+def canonical_pieces(members: Iterable[tuple[str, Any]]) -> Iterator[str]:
+    """``canonical`` of a file's top-level object given member by member, a piece at a
+    time: a member whose value is an iterator (a large file's cases, read one by one) is
+    laid out as the array of its items, each item as it comes. For a vector file, whose
+    ``cases`` are objects."""
+    yield "{"
+    for index, (key, value) in enumerate(members):
+        yield ",\n" if index else "\n"
+        if not isinstance(value, Iterator):
+            yield _render(value, 2, _inline(key) + ": ")
+            continue
+        first = next(value, _NONE)
+        if first is _NONE:
+            yield f"  {_inline(key)}: []"
+            continue
+        yield f"  {_inline(key)}: [\n" + _render(first, 4, "")
+        for item in value:
+            yield ",\n" + _render(item, 4, "")
+        yield "\n  ]"
+    yield "\n}\n"
+
+
+_NONE = object()

@@ -421,11 +421,11 @@ class _Suspicions:
         return value
 
 
-def _read(path: Path) -> tuple[bytes, str, int]:
+def _read(path: Path, given: bytes | None = None) -> tuple[bytes, str, int]:
     """The file's bytes and text, and its number of object members (counted on the
     text); VectorFileError if it cannot be read or is nested too deep to parse."""
     try:
-        data = path.read_bytes()
+        data = path.read_bytes() if given is None else given
         text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise VectorFileError([Problem(path, None, "", f"cannot read: {e}")]) from e
@@ -681,28 +681,29 @@ def _all_known(items: list[Any], known: AbstractSet[str]) -> bool:
         return False
 
 
-def load_vector_file(path: Path) -> VectorFile:
+def load_vector_file(path: Path, data: bytes | None = None) -> VectorFile:
     """Read, parse and validate one vector file; raise VectorFileError listing every problem.
 
     Everything that can be checked is checked in one pass: the file's shape, each
     case's input/expected/error against the domain schema, clause ids against the
     domain's contract, variants against each case's input, comparison rules against
     the domain schema, and I-JSON (finite numbers, safe integers, no lone
-    surrogates, no duplicate keys).
+    surrogates, no duplicate keys). ``data``: the file's text as bytes, already read
+    (a part of a large file, ``runners.vectors.parts``), named by ``path``.
     """
     with _gc.paused():
         try:
-            loaded = _load_quick(path)
+            loaded = _load_quick(path, data)
         except _Unvouched:  # the json module's way, whose hooks see every number
-            loaded = _load_parsed_by_json(path)
-        return loaded if loaded is not None else _load_checked(path)
+            loaded = _load_parsed_by_json(path, data)
+        return loaded if loaded is not None else _load_checked(path, data)
 
 
-def _load_quick(path: Path) -> VectorFile | None:
+def _load_quick(path: Path, given: bytes | None = None) -> VectorFile | None:
     """``_load_plain`` of the file read by orjson from its bytes (no text made, no number
     hooks); ``_Unvouched`` where that reading cannot be vouched for."""
     try:
-        data = path.read_bytes()
+        data = path.read_bytes() if given is None else given
         document = orjson.loads(data)
     except (OSError, orjson.JSONDecodeError):  # unreadable, not JSON, NaN, a lone surrogate
         raise _Unvouched from None
@@ -717,10 +718,10 @@ def _load_quick(path: Path) -> VectorFile | None:
     return _load_plain(path, document, None, members)
 
 
-def _load_parsed_by_json(path: Path) -> VectorFile | None:
+def _load_parsed_by_json(path: Path, given: bytes | None = None) -> VectorFile | None:
     """``_load_plain`` of the file read by the json module, whose number hooks say which
     numbers need a closer look (None: ``_load_checked`` decides)."""
-    data, text, members = _read(path)
+    data, text, members = _read(path, given)
     suspicions = _Suspicions()
     try:
         document = json.loads(
@@ -848,9 +849,10 @@ def _members(value: Any) -> int:
     return 0
 
 
-def _load_checked(path: Path) -> VectorFile:
+def _load_checked(path: Path, given: bytes | None = None) -> VectorFile:
     """``load_vector_file`` checking everything case by case, naming every problem."""
-    data, text, _ = _read(path)
+    data, text, _ = _read(path, given)
+    del given
     document, suspect = _parse_checked(path, data, text)
     del data, text
     problems: list[Problem] = []
