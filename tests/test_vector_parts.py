@@ -156,3 +156,73 @@ def _spy(load, calls):
         return load(path, data)
 
     return spied
+
+
+def _run_document(monkeypatch, capsys, folder, out, in_parts, *extra):
+    from runners._cli import main
+    from runners.reports.results_file import read_results
+    from runners.run import stream as run_stream
+    from runners.vectors import parts
+    from runners.vectors import stream as vector_stream
+
+    monkeypatch.setattr(vector_stream, "STREAM_FROM_BYTES", 0)
+    monkeypatch.setattr(run_stream, "CHUNK_CASES", 2)
+    monkeypatch.setattr(parts, "PARTS_FROM_BYTES", 0 if in_parts else 2**62)
+    monkeypatch.setattr(parts, "CASES_PER_PART", 3)
+    loads = []
+    monkeypatch.setattr(parts, "load_vector_file", _spy(parts.load_vector_file, loads))
+    argv = ["run", "--no-default-vectors", "--vectors", str(folder), "-q", "--format", "json"]
+    code = main([*argv, "--output", str(out), "--platform", "python", "--platform", "liar", *extra])
+    printed = capsys.readouterr().out
+    doc = read_results(out)
+    if "2" not in extra:  # (a harness job loads in its own process)
+        assert bool(loads) == in_parts and None not in loads  # parts, never the whole file
+    run = doc["summary"].pop("run")
+    return code, printed.replace(str(out), "OUT"), doc, run["vectors"]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_run_of_files_read_in_parts_is_the_run_of_them_loaded_whole(
+    monkeypatch, capsys, tmp_path, liar, jobs
+):
+    folder = tmp_path / "vectors"
+    folder.mkdir()
+    header_last = vector_document([], variants=[])
+    del header_last["cases"]
+    (folder / "a.json").write_text(
+        json.dumps({"cases": [hello_case(id=f"case-{i}") for i in range(11)], **header_last}),
+        encoding="utf-8",
+    )
+    more = [hello_case(id=f"more-{i}") for i in range(7)]
+    (folder / "b.json").write_text(json.dumps(vector_document(more)), encoding="utf-8")
+    whole = _run_document(monkeypatch, capsys, folder, tmp_path / "w.json", False, "--jobs", jobs)
+    in_parts = _run_document(monkeypatch, capsys, folder, tmp_path / "p.json", True, "--jobs", jobs)
+    assert whole[0] == 1 and "FAIL sse-frames::case-3 [liar]" in whole[1]
+    assert in_parts == whole
+    assert whole[3]["files"]["sse-frames"]["cases"] == 7  # the last file of the domain
+    python = [r["case"] for r in whole[2]["results"] if r["platform"] == "python"]
+    assert python == [f"case-{i}" for i in range(11)] + [f"more-{i}" for i in range(7)]
+    # Chunks of 2 whatever the parts (of 3): the order of a run of the file loaded whole.
+    assert [r["platform"] for r in whole[2]["results"][:4]] == ["python"] * 2 + ["liar"] * 2
+
+
+def test_a_bad_case_late_in_a_file_read_in_parts_stops_the_run_naming_it(
+    monkeypatch, capsys, tmp_path, liar
+):
+    from runners._cli import main
+    from runners.run import stream as run_stream
+    from runners.vectors import parts
+    from runners.vectors import stream as vector_stream
+
+    monkeypatch.setattr(vector_stream, "STREAM_FROM_BYTES", 0)
+    monkeypatch.setattr(run_stream, "CHUNK_CASES", 2)
+    monkeypatch.setattr(parts, "PARTS_FROM_BYTES", 0)
+    monkeypatch.setattr(parts, "CASES_PER_PART", 3)
+    cases = _cases(11)
+    cases[9]["id"] = "case-2"
+    path = tmp_path / "sse-frames.json"
+    path.write_text(json.dumps(vector_document(cases)), encoding="utf-8")
+    argv = ["run", "--no-default-vectors", "--vectors", str(path), "--platform", "python"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "case 'case-2' at /cases/9/id: duplicate id (first used by /cases/2)" in err

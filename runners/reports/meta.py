@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import heapq
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -45,26 +46,67 @@ def git_commit(folder: Path = REPO_ROOT) -> str | None:
 
 
 class VectorsDigest:
-    """``vectors_version`` built one file at a time; files must come in domain order."""
+    """``vectors_version`` built one file at a time; files must come in domain order.
+
+    A file read in parts (``VectorFile.first_case`` above 0 after its first) adds each
+    part's lines; they are merged in id order when the next file comes (or the version is
+    asked for), so the version is the one the file loaded whole gives."""
 
     def __init__(self) -> None:
         self._digest = hashlib.sha256()
         self._per_file: dict[str, dict[str, Any]] = {}
+        self._parts: list[bytes] = []
+        self._file: tuple[str, int] | None = None
+        self._cases = 0
 
     def add(self, vf: VectorFile) -> None:
-        self.add_lines(vf.domain, vf.version, len(vf.cases), digest_lines(vf))
+        self.add_lines(vf.domain, vf.version, len(vf.cases), digest_lines(vf), vf.first_case > 0)
 
-    def add_lines(self, domain: str, version: int, count: int, lines: bytes) -> None:
-        """A file by its ``digest_lines`` (made where it was loaded: a harness job)."""
+    def add_lines(
+        self, domain: str, version: int, count: int, lines: bytes, continued: bool = False
+    ) -> None:
+        """A file (or, ``continued``, a later part of the file before) by its
+        ``digest_lines`` (made where it was loaded: a harness job)."""
+        if not continued:
+            self._close()
+            self._file = (domain, version)
+        self._parts.append(lines)
+        self._cases += count
+
+    def _close(self) -> None:
+        if self._file is None:
+            return
+        domain, version = self._file
+        parts, self._parts, self._file = self._parts, [], None
+        lines = parts[0] if len(parts) == 1 else b"".join(_merged(parts, len(domain) + 2))
         self._digest.update(lines)
         self._per_file[domain] = {
             "format": version,
-            "cases": count,
+            "cases": self._cases,
             "sha256": hashlib.sha256(lines).hexdigest(),
         }
+        self._cases = 0
 
     def version(self) -> dict[str, Any]:
+        self._close()
         return {"version": self._digest.hexdigest()[:16], "files": dict(self._per_file)}
+
+
+def _merged(parts: list[bytes], id_at: int) -> Iterator[bytes]:
+    """The lines of ``parts`` (each in id order) in id order (an id is a line's text from
+    ``id_at`` to its last colon: the content hash, hex, has none)."""
+
+    def lines(part: bytes) -> Iterator[bytes]:
+        at = 0
+        while at < len(part):
+            end = part.index(b"\n", at) + 1
+            yield part[at:end]
+            at = end
+
+    def case_id(line: bytes) -> str:
+        return line[id_at : line.rindex(b":")].decode("utf-8")
+
+    return heapq.merge(*map(lines, parts), key=case_id)
 
 
 def digest_lines(vf: VectorFile) -> bytes:

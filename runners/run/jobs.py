@@ -336,7 +336,9 @@ def _take(
             written += count
         elif kind == "file":
             seen: _stream.SeenFile = frame[1]
-            path, domain = job.paths[files_seen], seen.domain
+            # A later part of a file read in parts is more of the file seen before.
+            part_of_last = seen.first_case > 0
+            path, domain = job.paths[files_seen - part_of_last], seen.domain
             ids = earlier.setdefault(domain, EarlierIds())
             message = "id already used in {} for domain " + domain
             used = [
@@ -344,10 +346,11 @@ def _take(
                 for case_id, first in ids.add(path, seen.ids)
             ]
             if used:
-                _stop_invalid(jobs, job, used, files_seen + 1)
+                _stop_invalid(jobs, job, used, files_seen + 1 - part_of_last)
             sink.seen_file(seen)
-            files_seen += 1
-            written = 0
+            if not part_of_last:
+                files_seen += 1
+                written = 0
         elif kind == "invalid":
             _stop_invalid(jobs, job, frame[1], len(job.paths))
         elif kind == "end":

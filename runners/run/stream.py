@@ -364,7 +364,9 @@ class Sink:
 
     def seen_file(self, seen: SeenFile) -> None:
         """``seen`` of a file a harness job loaded (``SeenFile``)."""
-        self.digest.add_lines(seen.domain, seen.version, seen.cases, seen.digest_lines)
+        self.digest.add_lines(
+            seen.domain, seen.version, seen.cases, seen.digest_lines, seen.first_case > 0
+        )
         self.domains.add(seen.domain)
         for key, content_hash in seen.named.items():
             self.gate.see_case(key, content_hash)
@@ -427,6 +429,8 @@ class SeenFile(NamedTuple):
     named: dict[str, str]
     """``domain::id`` -> content hash of the cases a ledger names."""
     ids: list[str]
+    first_case: int = 0
+    """``VectorFile.first_case``: above 0 for a later part of a file read in parts."""
 
 
 def seen_file(vf: VectorFile, named: Callable[[str, str], bool]) -> SeenFile:
@@ -434,7 +438,8 @@ def seen_file(vf: VectorFile, named: Callable[[str, str], bool]) -> SeenFile:
         case_key(vf.domain, c.id): c.content_hash() for c in vf.cases if named(vf.domain, c.id)
     }
     lines = digest_lines(vf)
-    return SeenFile(vf.domain, vf.version, len(vf.cases), lines, hashes, [c.id for c in vf.cases])
+    ids = [c.id for c in vf.cases]
+    return SeenFile(vf.domain, vf.version, len(vf.cases), lines, hashes, ids, vf.first_case)
 
 
 _ENCODE = results_text
@@ -566,6 +571,9 @@ def run(
     current: Iterator[tuple[tuple[Case, ...], bool]] = iter(())
     current_file: VectorFile | None = None
     unstarted: list[VectorFile] = []  # taken as the signal came: written not_run below
+    # The cases of a file read in parts past its part's last whole chunk: they begin the
+    # next part's first chunk, so that chunks (and the results' order) are the file's.
+    carried: tuple[Case, ...] = ()
 
     def write_first() -> None:
         cases, taken, last = in_flight[0]
@@ -604,7 +612,13 @@ def run(
                     break
                 sink.seen(vf)
                 _gc.freeze_alive()  # the file's cases live until its chunks are written
-                chunks = list(_chunks(covered(vf))) if runs(vf) else []
+                cases = carried + covered(vf) if runs(vf) else ()
+                carried = ()
+                if vf.continues:
+                    whole = len(cases) - len(cases) % CHUNK_CASES
+                    cases, carried = cases[:whole], cases[whole:]
+                chunks = list(_chunks(cases))
+                del cases
                 if not chunks:
                     source.done()
                 current = ((c, i == len(chunks) - 1) for i, c in enumerate(chunks))
@@ -659,6 +673,8 @@ def run(
         sink.chunk(chunk, [_not_run(chunk, name, []) for name in names])
         if last:
             source.done()
+    if carried:  # after the chunks before them in their file
+        sink.chunk(carried, [_not_run(carried, name, []) for name in names])
     try:
         for vf in itertools.chain(unstarted, source.rest()):
             sink.seen(vf)

@@ -186,6 +186,11 @@ class VectorFile:
     comparison: tuple[dict[str, Any], ...]
     variants: tuple[dict[str, Any], ...]
     cases: tuple[Case, ...]
+    first_case: int = 0
+    """Index in the file of ``cases[0]``: above 0 for a later part of a file read in parts
+    (``runners.vectors.parts``), whose earlier parts came before it."""
+    continues: bool = False
+    """More of the file comes in a later part."""
 
 
 class _StrictJsonError(ValueError):

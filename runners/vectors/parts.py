@@ -13,6 +13,7 @@ case is not even JSON is loaded whole, so its problem is named as the loader nam
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import json
 import re
 from collections.abc import Iterator
@@ -23,7 +24,7 @@ from ..exceptions import Problem, VectorFileError
 from .format import canonical_pieces
 from .load import VectorFile, load_vector_file
 
-PARTS_FROM_BYTES = 64 * 2**20
+PARTS_FROM_BYTES = 16 * 2**20
 """Vector files larger than this are read in parts (smaller ones by the loader at once)."""
 CASES_PER_PART = 2000
 
@@ -188,10 +189,11 @@ def _moved(problem: Problem, offset: int) -> Problem:
 
 
 def load_vector_parts(path: Path, cases_per_part: int | None = None) -> Iterator[VectorFile]:
-    """The file's cases as VectorFiles of at most ``cases_per_part`` (CASES_PER_PART) each, in order
-    (one, with no cases, for a file with none). VectorFileError, after the last good
-    part, lists the problems of every part from the first bad one on (the loader's,
-    pointers as in the whole file, and ids used twice anywhere in it)."""
+    """The file's cases as VectorFiles of at most ``cases_per_part`` (CASES_PER_PART)
+    each, in order (one, with no cases, for a file with none), each but the last
+    ``continues``. VectorFileError, after the last good part, lists the problems of every
+    part from the first bad one on (the loader's, pointers as in the whole file, and ids
+    used twice anywhere in it)."""
     per_part = CASES_PER_PART if cases_per_part is None else cases_per_part
     try:
         header = _Header(path)
@@ -228,21 +230,26 @@ def load_vector_parts(path: Path, cases_per_part: int | None = None) -> Iterator
             if first != index:
                 message = f"duplicate id (first used by /cases/{first})"
                 problems.append(Problem(path, case_id, f"/cases/{index}/id", message))
-        return None if problems else vf
+        return None if problems or vf is None else dataclasses.replace(vf, first_case=start)
 
+    # A part is handed on once the next case is read: it says whether more follow.
+    held: VectorFile | None = None
     try:
         for value, case_text in cases:
+            if held is not None:
+                yield dataclasses.replace(held, continues=True)
+                held = None
             texts.append(case_text)
             ids.append(value.get("id") if isinstance(value, dict) else None)
             if len(texts) == per_part:
-                vf = part()
-                if vf is not None:
-                    yield vf
+                held = part()
                 start += len(texts)
                 texts, ids = [], []
     except _NotPlainJson:
         yield from _whole(path, start)
         return
+    if held is not None:
+        yield held
     if texts or not start:
         vf = part()
         if vf is not None:
@@ -254,10 +261,25 @@ def load_vector_parts(path: Path, cases_per_part: int | None = None) -> Iterator
 def _whole(path: Path, start: int) -> Iterator[VectorFile]:
     """The whole file loaded at once, when a case is not JSON; its cases from ``start``."""
     vf = load_vector_file(path)  # raises, naming the problem
-    rest = vf.cases[start:]
-    yield VectorFile(
-        vf.path, vf.domain, vf.version, vf.description, vf.comparison, vf.variants, rest
-    )
+    yield dataclasses.replace(vf, cases=vf.cases[start:], first_case=start)
+
+
+def file_domain(path: Path) -> str | None:
+    """The top-level ``domain`` of a file (None: not a string, or the file not JSON),
+    read without holding its cases."""
+    try:
+        domain = _Header(path).values.get("domain")
+    except (_NotPlainJson, OSError):
+        return None
+    return domain if isinstance(domain, str) else None
+
+
+def in_parts(path: Path) -> bool:
+    """Whether a run reads the file in parts (its size is past PARTS_FROM_BYTES)."""
+    try:
+        return path.stat().st_size > PARTS_FROM_BYTES
+    except OSError:
+        return False
 
 
 def is_canonical(path: Path) -> bool:

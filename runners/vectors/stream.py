@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..exceptions import HarnessError, Problem, VectorFileError
 from ..gate.verdict import in_shard
+from . import parts
 from .load import VectorFile, find_vector_files, load_vector_file, load_vectors
 
 STREAM_FROM_BYTES = 16 * 2**20
@@ -79,6 +80,8 @@ class VectorSource:
             keyed = []
             for path in paths:
                 domain = peek_domain(path)
+                if domain is None and parts.in_parts(path):
+                    domain = parts.file_domain(path) or ""
                 if domain is None:  # not in its first bytes: the whole file says
                     try:
                         domain = load_vector_file(path).domain
@@ -129,19 +132,21 @@ class VectorSource:
         domain = None
         earlier = EarlierIds()
         for path in self._paths if paths is None else paths:
+            # A large file comes in parts (the same path, ``first_case`` above 0 after the
+            # first), so that its cases are not all held at once.
+            loaded = parts.load_vector_parts(path) if parts.in_parts(path) else None
             try:
-                vf = load_vector_file(path)
+                for vf in loaded or (load_vector_file(path),):
+                    if vf.domain != domain:
+                        domain, earlier = vf.domain, EarlierIds()
+                    for case_id, first in earlier.add(vf.path, [c.id for c in vf.cases]):
+                        message = f"id already used in {first} for domain {domain}"
+                        problems.append(Problem(vf.path, case_id, "/cases", message))
+                    if not problems:
+                        yield vf
+                    del vf  # not held here while the next file or part loads
             except VectorFileError as e:
                 problems.extend(e.problems)
-                continue
-            if vf.domain != domain:
-                domain, earlier = vf.domain, EarlierIds()
-            for case_id, first in earlier.add(vf.path, [c.id for c in vf.cases]):
-                message = f"id already used in {first} for domain {domain}"
-                problems.append(Problem(vf.path, case_id, "/cases", message))
-            if not problems:
-                yield vf
-            del vf  # not held here while the next file loads
         if problems:
             raise VectorFileError(problems)
 
