@@ -1,8 +1,8 @@
 """A run of 10k, 100k or a million cases on three platforms: time and peak memory (issue 13).
 
-    python3 bench/harness_scale.py --cases 1000000 [--per-file 50000]
+    python3 bench/harness_scale.py --cases 1000000 [--per-file 50000 | --single-file]
                                    [--platform python --platform rust --platform js]
-                                   [--library] [--jobs N]
+                                   [--library] [--jobs N] [--fmt-check]
 
 Writes ``--cases`` small synthetic cases (as bench/harness_overhead.py does:
 oauth-pkce and mcp-normalization, alternating files of ``--per-file`` cases) into a
@@ -16,6 +16,10 @@ they are reaped), the peak RSS of the CLI's tree (the CLI and its descendants, n
 this generating process; sampled every 100 ms from /proc) and its peak PSS (pages
 shared by forked processes counted once; every 300 ms), the load average, and the
 outcome counts from the results' summary.
+
+``--single-file`` writes every case into one file (a file past 16 MiB is read in parts,
+issue 32); ``--fmt-check`` measures ``hanzo-conformance fmt --check`` of the files
+instead of a run (its wall time and the peak RSS of its tree).
 
 ``--library`` measures the library path instead (``runners.run.batches.run_cases`` called
 one platform after another on one file at a time, outcomes written as JSON lines),
@@ -46,6 +50,7 @@ from harness_overhead import write_file  # noqa: E402
 
 from adapters import registry  # noqa: E402
 from runners.run.batches import run_cases, start_platform  # noqa: E402
+from runners.vectors.format import canonical  # noqa: E402
 from runners.vectors.load import load_vector_file  # noqa: E402
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -149,15 +154,36 @@ def _cli_run(
     return counts, top, peak.peak_pss
 
 
+def _fmt_check(folder: Path, args: argparse.Namespace) -> None:
+    argv = [sys.executable, "-m", "runners", "fmt", "--no-default-vectors", "--check"]
+    argv += ["--vectors", str(folder)]
+    size = sum(p.stat().st_size for p in folder.rglob("*.json"))
+    began = time.perf_counter()
+    with subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, text=True) as cli:
+        peak = PeakTreeRss(root=cli.pid)
+        out, _ = cli.communicate()
+        top = peak.stop()
+    elapsed = time.perf_counter() - began
+    print(
+        f"fmt --check: {args.cases} cases in files of {args.per_file} "
+        f"({size / 2**20:.0f} MiB): exit {cli.returncode}, wall {elapsed:.1f} s, peak RSS of "
+        f"the tree {top / 2**20:.0f} MiB; {out.strip().splitlines()[-1]}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=10_000)
     parser.add_argument("--per-file", type=int, default=50_000)
+    parser.add_argument("--single-file", action="store_true", help="every case in one file")
+    parser.add_argument("--fmt-check", action="store_true", help="time `fmt --check`, not a run")
     parser.add_argument("--platform", action="append", default=[])
     parser.add_argument("--library", action="store_true", help="the library path, not the CLI")
     parser.add_argument("--jobs", type=int, default=1, help="the CLI's --jobs (harness processes)")
     args = parser.parse_args()
     names = args.platform or ["python", "rust", "js"]
+    if args.single_file:
+        args.per_file = args.cases
 
     folder = Path(tempfile.mkdtemp(prefix="harness-scale-"))
     try:
@@ -169,6 +195,8 @@ def main() -> None:
             sub.mkdir(parents=True)
             count = min(args.per_file, args.cases - start)
             paths.append(write_file(sub, domain, count, seed=index, prefix=f"f{index}-"))
+            if args.fmt_check:  # in the canonical layout: `fmt --check` reads it all
+                paths[-1].write_text(canonical(json.loads(paths[-1].read_text("utf-8"))), "utf-8")
         load_before = os.getloadavg()
         peak = PeakTreeRss()
         cpu_before = (
@@ -177,6 +205,10 @@ def main() -> None:
         )
         began = time.perf_counter()
         results = folder / "results.json"
+        if args.fmt_check:
+            peak.stop()
+            _fmt_check(vectors, args)
+            return
         if args.library:
             counts = _library_run(paths, names, results)
             elapsed = time.perf_counter() - began

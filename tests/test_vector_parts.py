@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from conftest import hello_case, vector_document
@@ -226,3 +227,34 @@ def test_a_bad_case_late_in_a_file_read_in_parts_stops_the_run_naming_it(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "case 'case-2' at /cases/9/id: duplicate id (first used by /cases/2)" in err
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        lambda text: "\ufeff" + text,
+        lambda text: text.replace('"case-5"', '"case-\\ud800"'),
+        lambda text: text.replace('"data: 5', '"data:\t5'),
+        lambda text: text.replace('{"chunks": ["data: 5', "[" * 3000 + '{"chunks": ["data: 5') + "",
+    ],
+    ids=["bom", "lone-surrogate", "control-character", "too-deep"],
+)
+def test_what_the_loader_refuses_in_a_file_the_parts_refuse_alike(tmp_path, spoil):
+    path = tmp_path / "sse-frames.json"
+    path.write_text(spoil(json.dumps(vector_document(_cases(8)))), encoding="utf-8")
+    with pytest.raises(VectorFileError) as e:
+        list(load_vector_parts(path, cases_per_part=3))
+    assert [str(p) for p in e.value.problems] == [str(p) for p in load_problems(path)]
+
+
+def test_a_case_nested_too_deep_in_a_later_part_is_named_where_the_file_has_it(tmp_path):
+    cases = _cases(8)
+    deep: Any = "x"
+    for _ in range(200):
+        deep = [deep]
+    cases[6]["expected"] = deep
+    path = tmp_path / "sse-frames.json"
+    path.write_text(json.dumps(vector_document(cases), indent=1), encoding="utf-8")
+    with pytest.raises(VectorFileError) as e:
+        list(load_vector_parts(path, cases_per_part=3))
+    assert [str(p) for p in e.value.problems] == [str(p) for p in load_problems(path)]

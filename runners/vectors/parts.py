@@ -29,10 +29,15 @@ PARTS_FROM_BYTES = 16 * 2**20
 CASES_PER_PART = 2000
 
 _BLOCK_CHARS = 1 << 20
+_MOST_VALUE_CHARS = 64 * 2**20
+"""A value not read by then (one not JSON, whose end is never found, or nested past
+Python's recursion limit) has the whole file loaded instead, to be named."""
 _SPACE = re.compile(r"[ \t\n\r]*")
 _SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _CASE_AT = re.compile(r"^/cases/(\d+)")
 _FIRST_USED = re.compile(r"^duplicate id \(first used by /cases/\d+\)$")
+# A problem placed by line and column, which are the part's: the whole file names it.
+_PLACED = re.compile(r"line \d+, column \d+\)$")
 
 
 class _NotPlainJson(Exception):
@@ -45,7 +50,7 @@ class _Text:
 
     def __init__(self, path: Path) -> None:
         self._stream = path.open("rb")
-        self._decode = codecs.getincrementaldecoder("utf-8-sig")()
+        self._decode = codecs.getincrementaldecoder("utf-8")()  # a BOM: the loader's say
         self.text = ""
         self.at = 0
         self._eof = False
@@ -65,9 +70,11 @@ class _Text:
         return True
 
     def drop_read(self) -> None:
-        """Forget the text before the reader's place."""
-        self.text = self.text[self.at :]
-        self.at = 0
+        """Forget the text before the reader's place, once it is a block's worth (not
+        after every value: each drop copies the rest of the window)."""
+        if self.at >= _BLOCK_CHARS:
+            self.text = self.text[self.at :]
+            self.at = 0
 
     def char(self) -> str:
         """The next character that is not white space ("" at the end); not consumed."""
@@ -94,7 +101,7 @@ class _Text:
             if end is not None and (end < len(self.text) or self._eof):
                 self.at = end
                 return value, self.text[start:end]
-            if not self._more():
+            if len(self.text) - start > _MOST_VALUE_CHARS or not self._more():
                 raise _NotPlainJson
 
 
@@ -213,6 +220,8 @@ def load_vector_parts(path: Path, cases_per_part: int | None = None) -> Iterator
         try:
             vf = load_vector_file(path, header.document(texts))
         except VectorFileError as e:
+            if any(_PLACED.search(problem.message) for problem in e.problems):
+                raise _NotPlainJson from e
             for problem in e.problems:
                 if _CASE_AT.match(problem.pointer) is None:
                     if not start:
@@ -245,21 +254,21 @@ def load_vector_parts(path: Path, cases_per_part: int | None = None) -> Iterator
                 held = part()
                 start += len(texts)
                 texts, ids = [], []
+        if held is not None:
+            yield held
+        last = part() if texts or not start else None
     except _NotPlainJson:
         yield from _whole(path, start)
         return
-    if held is not None:
-        yield held
-    if texts or not start:
-        vf = part()
-        if vf is not None:
-            yield vf
+    if last is not None:
+        yield last
     if problems:
         raise VectorFileError(problems)
 
 
 def _whole(path: Path, start: int) -> Iterator[VectorFile]:
-    """The whole file loaded at once, when a case is not JSON; its cases from ``start``."""
+    """The whole file loaded at once, to name what the parts cannot (a value not JSON, a
+    problem placed by line and column); its cases from ``start``."""
     vf = load_vector_file(path)  # raises, naming the problem
     yield dataclasses.replace(vf, cases=vf.cases[start:], first_case=start)
 
