@@ -327,7 +327,7 @@ def render_text(doc: Mapping[str, Any], max_problems: int = 50) -> str:
         if r["status"] in ("pass", "skip", "not_run"):
             continue
         info = cases.get(case_key(r["domain"], r["case"]))
-        causes.add(r, (info or {}).get("clauses", ()))
+        causes.add(r, (info or {}).get("clauses", ()), info)
         problems.add(r, info)
     head, tail = text_report(summary, causes.clusters(), problems, max_problems)
     return "\n\n".join([*head, *problems.kept[:max_problems], *tail])

@@ -369,7 +369,7 @@ class Sink:
         self.tally.add(status, r["domain"], r["platform"])
         if status in ("fail", "error", "xfail"):
             annotate_result(r)
-            self.clusters.add(r, info["clauses"] if info is not None else ())
+            self.clusters.add(r, info["clauses"] if info is not None else (), info)
             self.problems.add(r, info)
 
 
@@ -453,7 +453,13 @@ def _is_expected(value: Any, case: Case) -> bool:
 
 
 def _case_info(case: Case) -> dict[str, Any]:
-    return {"description": case.description, "clauses": list(case.clauses), "input": case.input}
+    """What the report and the clusters' reproducers show of a case that did not pass."""
+    info = {"description": case.description, "clauses": list(case.clauses), "input": case.input}
+    if case.expects_error:
+        info["error"] = case.error
+    else:
+        info["expected"] = case.expected
+    return info
 
 
 def _case_line(c: Case) -> str:
