@@ -249,11 +249,42 @@ class SkipResponse(TypedDict):
 Response = OutputResponse | ErrorResponse | CrashResponse | SkipResponse
 
 
+PASS: None = None
+"""The pass mark: ``run_expected``'s answer for a case whose output is the one its
+request expects, made without any object for the case."""
+
+
 @runtime_checkable
 class Adapter(Protocol):
-    """start() once, run() any number of batches, stop() once."""
+    """start() once, run() or run_expected() any number of batches, stop() once.
+
+    The members beyond those four say what the adapter offers the harness, so no
+    caller asks an adapter what it is: :class:`BaseAdapter` gives every member
+    its plain default, and a class built on it overrides what it has.
+    """
 
     name: str
+
+    @property
+    def in_process(self) -> bool:
+        """True when the adapter runs cases on the caller's thread (a caller with many
+        platforms runs out-of-process ones on threads of their own)."""
+        ...
+
+    @property
+    def problems(self) -> Sequence[dict[str, str]]:
+        """Platform-level protocol problems that were no case's fault (a worker's)."""
+        ...
+
+    @property
+    def broken(self) -> str | None:
+        """The message every later case gets once the platform is declared broken."""
+        ...
+
+    @property
+    def run_line_extensions(self) -> Sequence[str]:
+        """The protocol extensions ``run_lines`` speaks (adapters/serve.py takes only these)."""
+        ...
 
     def start(self) -> Implementation: ...
 
@@ -265,7 +296,45 @@ class Adapter(Protocol):
         """
         ...
 
+    def run_expected(self, requests: Sequence[Request]) -> list[Response | None]:
+        """``run``, except that an answer may be :data:`PASS` for a request that says
+        what output it expects (a :class:`KnownInputText`) when the output is that one."""
+        ...
+
+    def run_lines(
+        self, lines: Sequence[bytes], start: int, stop: int, answer: Callable[[bytes], None]
+    ) -> int:
+        """The served child's fast path over wire lines (``RunLines``): hand ``answer``
+        the answer line of each of ``lines[start:stop]`` in turn and return the index of
+        the first line not taken; that line goes the ordinary way (decode, ``run``)."""
+        ...
+
     def stop(self) -> None: ...
+
+
+class BaseAdapter:
+    """The plain default of every :class:`Adapter` member beyond start, run and stop
+    (an adapter class derives from it and overrides what it has): runs on the caller's
+    thread, has no platform-level problems, is never broken, marks
+    no passes (``run_expected`` is ``run``), and its fast path takes no line (each goes
+    the ordinary way, which speaks every extension)."""
+
+    name: str
+    in_process = True
+    problems: Sequence[dict[str, str]] = ()
+    broken: str | None = None
+    run_line_extensions: Sequence[str] = (EXPECT, EXPECT_ERROR, TAB_RUN)
+
+    def run(self, requests: Sequence[Request]) -> list[Response]:
+        raise NotImplementedError
+
+    def run_expected(self, requests: Sequence[Request]) -> list[Response | None]:
+        return list(self.run(requests))
+
+    def run_lines(
+        self, lines: Sequence[bytes], start: int, stop: int, answer: Callable[[bytes], None]
+    ) -> int:
+        return start
 
 
 RunLines = Callable[[Sequence[bytes], int, int, Callable[[bytes], None]], int]

@@ -25,8 +25,6 @@ from .answers import encode, encode_message, one_line_at_a_time
 from .protocol import (
     ACK_LINE,
     ERROR_ACK,
-    EXPECT,
-    EXPECT_ERROR,
     RUN_DOMAIN,
     RUN_EXPECT,
     RUN_EXPECT_ERROR,
@@ -34,8 +32,8 @@ from .protocol import (
     RUN_INPUT,
     TAB_EXPECT,
     TAB_EXPECT_ERROR,
-    TAB_RUN,
     Adapter,
+    BaseAdapter,
     Implementation,
     Request,
     Response,
@@ -90,10 +88,8 @@ def _broken(detail: str) -> RunFn:
     return run
 
 
-class PythonAdapter:
+class PythonAdapter(BaseAdapter):
     name = "python"
-    # What run_line and run_lines answer (adapters/serve.py).
-    run_line_extensions: tuple[str, ...] = (EXPECT, EXPECT_ERROR, TAB_RUN)
 
     def __init__(self) -> None:
         self._domains: dict[str, RunFn] = {}

@@ -17,7 +17,15 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-from .protocol import Implementation, PlatformUnavailable, Request, Response, crash
+from .answers import one_line_at_a_time
+from .protocol import (
+    BaseAdapter,
+    Implementation,
+    PlatformUnavailable,
+    Request,
+    Response,
+    crash,
+)
 
 MODULE = "hanzo_conformance_rust"
 INSTALL_HINT = "pip install ./impl_rust/hanzo-conformance-py"
@@ -37,11 +45,8 @@ def _import_extension() -> ModuleType:
     return hanzo_conformance_rust
 
 
-class RustAdapter:
+class RustAdapter(BaseAdapter):
     name = "rust"
-    # The extension's run_line answers the served child's protocol extensions
-    # (adapters/serve.py, docs/protocol.md), tab-run lines among them.
-    run_line_extensions = ("expect", "expect-error", "tab-run")
 
     def __init__(self) -> None:
         self._ext: ModuleType | None = None
@@ -50,9 +55,9 @@ class RustAdapter:
         ext = _import_extension()
         info: dict[str, Any] = json.loads(ext.implementation())
         self._ext = ext
-        # The served child calls run_line once per case: the extension's own function,
-        # not this class's method in front of it (one Python frame less per case).
-        self.run_line = ext.run_line  # type: ignore[method-assign]
+        # The served child's fast path calls the extension's own run_line once per
+        # case, with no frame of this class's in front of it.
+        self.run_lines = one_line_at_a_time(ext.run_line)  # type: ignore[method-assign, assignment]
         return Implementation.from_json(info)
 
     def run(self, requests: Sequence[Request]) -> list[Response]:
@@ -101,7 +106,7 @@ class RustAdapter:
 
     def stop(self) -> None:
         self._ext = None
-        self.__dict__.pop("run_line", None)
+        self.__dict__.pop("run_lines", None)
 
 
 def create() -> RustAdapter:

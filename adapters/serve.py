@@ -19,14 +19,13 @@ the unwritten answers of its group along: the harness (``WorkerAdapter`` with
 ``answers_in_groups``) then runs the unanswered cases alone until the one that
 kills it is found, and blames exactly that one (bench/README.md, "Harness overhead").
 
-An adapter with a ``run_line(line: bytes) -> bytes | None`` method (``rust``) is
-handed each ``run`` line as the harness wrote it and returns the response line
-as it is to be written, so the child makes no Python object per case; ``None``
-sends that line down the ordinary path (decode, ``run``, encode), which reports
-whatever made the fast path decline it. One with ``run_lines`` (``python``: see
-``RunLines``) is handed the lines of a read a slice at a time instead, one call for
-many lines, and hands each answer over as soon as it has it (so the thread can write
-it while a later case of the slice runs long).
+Every adapter's ``run_lines`` (``adapters.protocol.Adapter``) is handed the lines of a
+read a slice at a time, as the harness wrote them, and hands each answer line over as
+soon as it has it (so the thread can write it while a later case of the slice runs
+long): the child makes no Python object per case. A line it declines (the default
+``BaseAdapter.run_lines`` declines every line) goes down the ordinary path (decode,
+``run``, encode), which reports whatever made the fast path decline it. ``python``'s
+takes whole slices; ``rust``'s is the extension's ``run_line``, one line at a time.
 
 The child speaks the ``expect`` extension (docs/protocol.md, "The expect and expect-error
 extensions"):
@@ -57,7 +56,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
-from .answers import answer_line, encode, one_line_at_a_time
+from .answers import answer_line, encode
 from .protocol import (
     EXPECT,
     EXPECT_ERROR,
@@ -67,7 +66,6 @@ from .protocol import (
     TAB_RUN,
     Adapter,
     PlatformUnavailable,
-    RunLines,
     crash,
 )
 
@@ -101,11 +99,10 @@ def taken_extensions(adapter: Adapter, offered: Any) -> list[str]:
     if not isinstance(offered, list) or EXPECT not in offered:
         return []
     taken = [EXPECT]
-    speaks = getattr(adapter, "run_line_extensions", ())
-    plain = getattr(adapter, "run_line", None) is None  # this module answers every line
-    if EXPECT_ERROR in offered and (plain or EXPECT_ERROR in speaks):
+    speaks = adapter.run_line_extensions
+    if EXPECT_ERROR in offered and EXPECT_ERROR in speaks:
         taken.append(EXPECT_ERROR)
-        if TAB_RUN in offered and (plain or TAB_RUN in speaks):
+        if TAB_RUN in offered and TAB_RUN in speaks:
             taken.append(TAB_RUN)
     return taken
 
@@ -265,16 +262,6 @@ def serve(adapter: Adapter, stdin: IO[bytes], stdout: IO[bytes]) -> int:
     return 0
 
 
-def fast_path(adapter: Adapter) -> RunLines | None:
-    """The adapter's ``run_lines``; else its ``run_line`` (one line at a time; the Rust
-    extension's), on ``run`` lines only; else None."""
-    run_lines: RunLines | None = getattr(adapter, "run_lines", None)
-    if run_lines is not None:
-        return run_lines
-    run_line: Callable[[bytes], bytes | None] | None = getattr(adapter, "run_line", None)
-    return None if run_line is None else one_line_at_a_time(run_line)
-
-
 class _Session:
     """What the ordinary path has agreed with the harness so far."""
 
@@ -289,14 +276,14 @@ def _serve(
     adapter: Adapter, implementation: Any, chunks: Iterator[list[bytes]], answers: _Answers
 ) -> None:
     session = _Session()
-    run_lines = fast_path(adapter)
     answer = answers.pending.append
     for lines in chunks:
+        run_lines = adapter.run_lines  # bound at start() by some adapters (rust)
         index, count = 0, len(lines)
         while index < count:
             # As many lines as the fast path takes, a few at a time (the group's checks
             # come between), until one it declines.
-            if run_lines is not None and session.started:
+            if session.started:
                 taken = run_lines(lines, index, min(count, index + answers.room()), answer)
                 if taken > index:
                     index = taken

@@ -45,6 +45,7 @@ from .protocol import (
     EXPECT_ERROR,
     PROTOCOL_VERSION,
     TAB_RUN,
+    BaseAdapter,
     ErrorAsExpected,
     Implementation,
     OutputAsExpected,
@@ -238,7 +239,7 @@ class _Isolate:
         self.detail = detail
 
 
-class WorkerAdapter:
+class WorkerAdapter(BaseAdapter):
     """An :class:`adapters.protocol.Adapter` for a JSON-lines worker process.
 
     ``command`` is the worker's argv, or a function returning it, called at each
@@ -278,6 +279,8 @@ class WorkerAdapter:
     (``tab_run``) is sent such requests as tab-run lines (``adapters.messages.tab_line``),
     answered the same way.
     """
+
+    in_process = False
 
     def __init__(
         self,

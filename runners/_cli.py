@@ -9,9 +9,8 @@ import shutil
 import signal
 import sys
 import tempfile
-import threading
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -26,13 +25,13 @@ from .reports.markdown import render_markdown
 from .reports.meta import run_metadata
 from .reports.results_file import ResultsWriter, put_in_place, read_results
 from .reports.text import Problems, render_text, text_report
+from .run import signals
 from .run import stream as _stream
 from .run.batches import StartedPlatform
 from .run.jobs import run_jobs
 from .run.platforms import describe, factories, stop_all
 from .run.progress import Progress
 from .run.progress import wanted as progress_wanted
-from .run.signals import to_handle
 from .vectors.format import canonical
 from .vectors.load import VECTORS_DIR, VectorFile, load_vectors, vector_paths
 from .vectors.schemas import extra_schema_dirs
@@ -101,21 +100,6 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-@contextlib.contextmanager
-def _signals(handler: Any) -> Iterator[None]:
-    """SIGINT and SIGTERM go to ``handler`` inside the block (main thread only), unless
-    the process was started with one ignored (``runners.run.signals``)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {s: signal.signal(s, handler) for s in to_handle()}
-    try:
-        yield
-    finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else None
     if output is not None:
@@ -167,8 +151,8 @@ def _stream_run(
     progress = _progress_bar(args, vectors, len(chosen))
     # A signal stops the run between chunks or while it waits, never amid a write; after
     # the run, building the report and writing it are not interrupted at all.
-    with _signals(signal.SIG_IGN):
-        with _signals(_stream.interrupt_handler(state)):
+    with signals.handled(signal.SIG_IGN):
+        with signals.handled(_stream.interrupt_handler(state)):
             platforms = _stream.start_platforms(chosen, state)
             by_name = {p.name: p for p in platforms}
 
@@ -178,7 +162,7 @@ def _stream_run(
                 p = by_name.get(platform)
                 if p is None:
                     return False
-                return message in (p.failure, getattr(p.adapter, "broken", None))
+                return message in (p.failure, p.adapter and p.adapter.broken)
 
             gate = LedgerGate(ledgers, by_name)
             problems = Problems(shared, args.max_problems, spool)
@@ -217,7 +201,7 @@ def _jobs_run(
     gate = LedgerGate(ledgers, [name for name, _ in chosen])
     problems = Problems(lambda _platform, _message: False, args.max_problems, spool)
     sink = _stream.Sink(gate, problems, writer, progress.advance if progress else None)
-    with _signals(signal.SIG_IGN):  # after the run: the report is written whole
+    with signals.handled(signal.SIG_IGN):  # after the run: the report is written whole
         try:
             interrupted, platforms = run_jobs(
                 vectors, groups, args.shard, chosen, sink, _spool_folder(output)

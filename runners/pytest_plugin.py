@@ -36,6 +36,7 @@ from .gate import pytest_ledger
 from .gate.verdict import in_shard
 from .judge.outcomes import Outcome
 from .reports.text import render_problem
+from .run import signals
 from .run.batches import StartedPlatform, start_platform
 from .run.platforms import describe, factories, stop_all
 from .run.pytest_batches import Batcher
@@ -127,10 +128,6 @@ def _interrupt(signum: int, _frame: object) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
-def _restore_sigterm() -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_POOL] = PlatformPool(config)
     config.stash[_CASE_OWNERS] = {}
@@ -142,8 +139,8 @@ def pytest_configure(config: pytest.Config) -> None:
         threading.current_thread() is threading.main_thread()
         and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
     ):
-        signal.signal(signal.SIGTERM, _interrupt)
-        config.add_cleanup(_restore_sigterm)
+        previous = signals.install(_interrupt, (signal.SIGTERM,))
+        config.add_cleanup(lambda: signals.restore(previous))
     cleanup = config.stash[_CLEANUP] = contextlib.ExitStack()
     cleanup.enter_context(extra_schema_dirs([Path(d) for d in config.option.hc_schemas]))
     # --vectors paths are collected like paths given on the command line.

@@ -11,11 +11,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from adapters.protocol import Implementation, Request, Response, crash
+from adapters.protocol import BaseAdapter, Implementation, Request, Response, crash
 from adapters.python import PythonAdapter
 
 
-class _Wrapped:
+class _Wrapped(BaseAdapter):
     def __init__(self, name: str) -> None:
         self.name = name
         self.inner = PythonAdapter()
@@ -296,7 +296,7 @@ class Rewriter(_Wrapped):
         ]
 
 
-class Recorder:
+class Recorder(BaseAdapter):
     """Any adapter, appending the cases of each ``run()`` call to ``log`` as one JSON line.
 
     Not wrong itself: it shows how a harness batches (pytest under xdist appends from

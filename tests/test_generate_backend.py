@@ -13,6 +13,7 @@ from hypothesis.internal.conjecture.providers import AVAILABLE_PROVIDERS
 
 import strategies
 from adapters.python import PythonAdapter
+from runners import _gc
 from runners.generate import backend as _generate_backend
 from runners.generate import search as _generate
 from runners.generate.search import EncodedInput, Search, _drive, input_batches
@@ -149,7 +150,7 @@ def test_the_cyclic_collector_runs_seldom_during_a_search_and_as_before_after() 
     during: list[tuple[int, int, int]] = []
     module = strategies.load("backoff-timing")
     _drive(input_batches(module, 8), lambda _inputs: during.append(gc.get_threshold()), 3, SEED)
-    assert during and set(during) == {_generate.GC_THRESHOLD}
+    assert during and set(during) == {_gc.SELDOM}
     assert gc.get_threshold() == before
 
 

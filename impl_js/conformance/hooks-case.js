@@ -2,13 +2,13 @@
 // in a temporary root; report what the `record` fixtures saw and which processes
 // the `sleeper`/`daemon` fixtures left alive. conformance/hooks.js runs it to
 // completion synchronously (the JSON layer is synchronous).
-import { mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 
 import { DEFAULT_TIMEOUT_MS, HookRunner } from "../src/hooks.js";
-import { PLACEHOLDER, str } from "./temp-root.js";
+import { PLACEHOLDER, directory, relativeParts, str, underRoot } from "./temp-root.js";
 
 export const FIXTURES = process.env.HANZO_HOOK_FIXTURES ?? fileURLToPath(new URL("../../fixtures/hooks", import.meta.url));
 const LEFTOVER_WAIT_MS = 1000;
@@ -122,8 +122,10 @@ export async function runCase(input, root) {
     throw new TypeError("input.hooks, input.env and input.observe are required");
   }
   const cwd = sub(input.cwd);
+  const what = `input.cwd ${JSON.stringify(input.cwd)}`;
+  const cwdRel = underRoot(cwd, root, what);
   // create_cwd false: a vector of HOOK-4's missing working directory
-  if (input.create_cwd !== false) mkdirSync(cwd, { recursive: true });
+  if (input.create_cwd !== false) directory(root, cwdRel === "" ? [] : relativeParts(cwdRel, what), what);
   const runner = new HookRunner(
     input.hooks.map((/** @type {any} */ h) => ({
       event: h.event,

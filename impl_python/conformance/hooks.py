@@ -21,6 +21,8 @@ from typing import Any
 
 from impl_python.hooks import DEFAULT_TIMEOUT_MS, HookConfig, HookRunner, ToolResult
 
+from . import case_root
+
 FIXTURES = os.environ.get(
     "HANZO_HOOK_FIXTURES", str(Path(__file__).resolve().parents[2] / "fixtures" / "hooks")
 )
@@ -113,9 +115,11 @@ def _run_in(case_input: dict[str, Any], root: str) -> dict[str, Any]:
     hooks, env, observe = case_input.get("hooks"), case_input.get("env"), case_input.get("observe")
     if not isinstance(hooks, list) or not isinstance(env, dict) or not isinstance(observe, list):
         raise _bad("input.hooks, input.env and input.observe are required")
-    cwd = sub(case_input.get("cwd"))
+    raw_cwd = checked(case_input.get("cwd"))
+    cwd = sub(raw_cwd)
+    cwd_rel = case_root.under_root(cwd, root, f"input.cwd {raw_cwd!r}")
     if case_input.get("create_cwd", True):  # false: a vector of HOOK-4's missing directory
-        os.makedirs(cwd, exist_ok=True)
+        case_root.make_dirs(root, cwd_rel, f"input.cwd {raw_cwd!r}")
     runner = HookRunner(
         [_hook(h, sub_command) for h in hooks],
         session_id=case_input.get("session_id", ""),

@@ -13,7 +13,9 @@ from typing import Any
 
 from impl_python.sandbox import Sandbox, SandboxConfig, default_mode
 
-PLACEHOLDER = "{root}"
+from . import case_root
+
+PLACEHOLDER = case_root.PLACEHOLDER
 
 
 def _bad(message: str) -> ValueError:
@@ -28,29 +30,30 @@ def _str(value: object, what: str) -> str:
 
 
 def build_tree(root: str, entries: object) -> None:
-    """Create ``entries`` ({path, kind, target?, content?}) under ``root``, in order."""
+    """Create ``entries`` ({path, kind, target?, content?}) under ``root``, in order,
+    each confined to ``root`` (``case_root``: an entry under or on a symlink is refused)."""
     if not isinstance(entries, list):
         raise _bad("input.tree must be a list")
-    for entry in entries:
+    for index, entry in enumerate(entries):
         if not isinstance(entry, dict):
             raise _bad("tree entries must be objects")
         rel = _str(entry.get("path"), "tree[].path")
-        parts = rel.split("/")
-        if rel.startswith("/") or ".." in parts or "\0" in rel or rel == "":
-            raise _bad(f"tree path must be relative without '..': {rel!r}")
-        path = os.path.join(root, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        what = f"tree[{index}] {rel!r}"
+        parts = case_root.relative_parts(rel, what)
         kind = entry.get("kind")
         if kind == "dir":
-            os.makedirs(path, exist_ok=True)
-        elif kind == "file":
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(_str(entry.get("content", ""), "tree[].content"))
-        elif kind == "symlink":
-            target = _str(entry.get("target"), "tree[].target")
-            os.symlink(target.replace(PLACEHOLDER, root), path)
-        else:
-            raise _bad(f"unknown tree kind {kind!r}")
+            with case_root.directory(root, parts, what):
+                continue
+        *parents, name = parts
+        with case_root.directory(root, parents, what) as parent:
+            if kind == "file":
+                content = _str(entry.get("content", ""), "tree[].content")
+                case_root.write_file(parent, name, content.encode("utf-8"), what)
+            elif kind == "symlink":
+                target = _str(entry.get("target"), "tree[].target")
+                os.symlink(target.replace(PLACEHOLDER, root), name, dir_fd=parent)
+            else:
+                raise _bad(f"unknown tree kind {kind!r}")
 
 
 def _relative_to_root(path: str | None, root: str) -> str | None:

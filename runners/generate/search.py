@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 import itertools
 import marshal
 import queue
@@ -34,9 +33,9 @@ from hypothesis.reporting import with_reporter
 import strategies
 from adapters._json import canonical_text, compact_text
 from adapters.protocol import KnownInputText, Request
-from adapters.worker import WorkerAdapter
 from strategies import Property
 
+from .. import _gc
 from ..judge.compare import diff, rules_for
 from ..run.batches import StartedPlatform, run_batch_in_order
 from ..vectors.schemas import domain_schema
@@ -59,12 +58,6 @@ JUDGE_LATE = True
 # Python's default (5 ms) leaves a platform's I/O threads waiting behind the drawing
 # and judging for milliseconds per chunk; much shorter, they take turns.
 SWITCH_INTERVAL = 0.0005
-# The cyclic collector's thresholds during a search. At Python's (700, 10, 10) it ran
-# about every 35 compaction inputs (each is dozens of new containers) and took 19% of
-# the harness's CPU, finding little: inputs and answers are trees, freed by reference
-# counting. Hypothesis's per-example cycles (ConjectureData <-> provider) are still
-# collected every few examples.
-GC_THRESHOLD = (50_000, 20, 100)
 
 # A platform's response, read as plain JSON (output, error or crash).
 Answer = dict[str, Any]
@@ -466,16 +459,6 @@ def _settings(max_examples: int) -> settings:
 
 
 @contextlib.contextmanager
-def _collecting_seldom() -> Iterator[None]:
-    before = gc.get_threshold()
-    gc.set_threshold(*GC_THRESHOLD)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
-
-
-@contextlib.contextmanager
 def _switching(interval: float) -> Iterator[None]:
     before = sys.getswitchinterval()
     sys.setswitchinterval(interval)
@@ -498,7 +481,7 @@ def _drive(
         with (
             with_reporter(lambda _message: None),
             _switching(SWITCH_INTERVAL),
-            _collecting_seldom(),
+            _gc.seldom(),
             steered(steering),
         ):
             wrapped()
@@ -549,7 +532,7 @@ class Search:
         self._lanes = {
             p.name: _Lane(p.name, self._runner(p))
             for p in [reference, *self.others]
-            if isinstance(p.adapter, WorkerAdapter)
+            if p.adapter is not None and not p.adapter.in_process
         }
 
     # -- running -----------------------------------------------------------------

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import gc
 import json
-import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -22,8 +19,8 @@ from adapters.protocol import (
     Response,
     crash,
 )
-from adapters.worker import WorkerAdapter
 
+from .. import _gc
 from ..judge.outcomes import Item, Judgement, Outcome, Outcomes, expected_error, unjudged
 from ..vectors.load import Case, VectorFile
 from ..vectors.schemas import input_problem
@@ -70,37 +67,6 @@ def start_platform(
         )
 
 
-_collector_lock = threading.Lock()
-_collector_pauses = 0  # run_cases calls under way (platform threads run them side by side)
-_collector_was_enabled = False
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while cases run (the last run to end turns it back
-    on, if it was on when the first began).
-
-    A run makes a few objects per case that live until its outcomes are consumed: a
-    collector left on rescans the whole heap (every loaded case) again and again as they
-    accumulate, which cost as much as the rest of the harness at 50k cases
-    (bench/README.md, "Harness overhead"). Runs make no reference cycles worth collecting
-    early; the loader pauses it the same way while it builds cases.
-    """
-    global _collector_pauses, _collector_was_enabled
-    with _collector_lock:
-        if _collector_pauses == 0:
-            _collector_was_enabled = gc.isenabled()
-            gc.disable()
-        _collector_pauses += 1
-    try:
-        yield
-    finally:
-        with _collector_lock:
-            _collector_pauses -= 1
-            if _collector_pauses == 0 and _collector_was_enabled:
-                gc.enable()
-
-
 def run_cases(
     platform: StartedPlatform, vector_file: VectorFile, cases: Sequence[Case]
 ) -> Outcomes:
@@ -109,7 +75,7 @@ def run_cases(
     One outcome per case, in order (``Outcomes``: a pass acknowledged as expected is
     made into its ``Outcome`` only if asked for). Interrupted (a signal), the exception
     carries ``outcomes``: a list of the cases fully answered."""
-    with _collector_paused():
+    with _gc.paused():
         return Outcomes(cases, platform.name, _run_cases(platform, vector_file, cases))
 
 
@@ -339,12 +305,10 @@ def run_batch_in_order(adapter: Adapter, name: str, batch: list[Request]) -> lis
 
 
 def run_marked_in_order(adapter: Adapter, name: str, batch: list[Request]) -> list[Response | None]:
-    """``run_batch_in_order``, except that from the harness's ``WorkerAdapter`` an answer
-    that is the output its request expects is ``None`` (``WorkerAdapter.run_expected``),
-    where other adapters' may be an ``OutputAsExpected``; an expected error acknowledged
-    (the expect-error extension) is an ``ErrorAsExpected``."""
-    if not isinstance(adapter, WorkerAdapter):
-        return run_batch_in_order(adapter, name, batch)  # type: ignore[return-value]
+    """``run_batch_in_order``, except that an answer that is the output its request
+    expects may be the pass mark ``None`` (``Adapter.run_expected``) or an
+    ``OutputAsExpected``; an expected error acknowledged (the expect-error extension) is
+    an ``ErrorAsExpected``."""
     try:
         responses: Any = adapter.run_expected(batch)
         error = None

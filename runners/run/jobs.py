@@ -45,10 +45,10 @@ from ..gate.verdict import in_shard
 from ..judge.outcomes import Outcome, unjudged
 from ..vectors.load import Case, VectorFile
 from ..vectors.stream import EarlierIds, VectorSource
+from . import signals
 from . import stream as _stream
 from .batches import StartedPlatform
 from .platforms import describe, stop_all
-from .signals import to_handle
 
 _FRAME = struct.Struct("<Q")
 _POLL_S = 0.005
@@ -83,7 +83,7 @@ class _JobSink:
     def chunk(self, cases: Sequence[Case], outcomes: Sequence[Sequence[Outcome]]) -> None:
         chunk = _stream.encode_chunk(cases, outcomes, self.named, self.lines_wanted)
         # What the parent's report needs to tell a platform-wide message (``Problems``).
-        shared = {p.name: (p.failure, getattr(p.adapter, "broken", None)) for p in self.platforms}
+        shared = {p.name: (p.failure, p.adapter and p.adapter.broken) for p in self.platforms}
         self.put(("chunk", chunk, len(cases), shared))
 
 
@@ -223,8 +223,7 @@ def _job_body(
     def body(job: Job) -> int:
         state = _stream.RunState()
         handler = _stream.interrupt_handler(state)
-        for s in to_handle(_SIGNALS):  # an ignored one stays ignored, as in the parent
-            signal.signal(s, handler)
+        signals.install(handler, _SIGNALS)  # an ignored one stays ignored, as in the parent
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
         platforms = _stream.start_platforms(chosen, state)
         with job.spool.open("wb") as stream:
@@ -285,7 +284,7 @@ def run_jobs(
             for job in jobs:
                 job.start(body)
             if _on_main_thread():
-                previous = {s: signal.signal(s, forward) for s in to_handle(_SIGNALS)}
+                previous = signals.install(forward, _SIGNALS)
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
         platforms: dict[str, Any] = {}
@@ -305,8 +304,7 @@ def run_jobs(
                 job.signal(signal.SIGTERM)
             job.reap(block=True)
             job.close()
-        for s, h in previous.items():
-            signal.signal(s, h)
+        signals.restore(previous)
 
 
 def _on_main_thread() -> bool:

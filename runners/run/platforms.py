@@ -72,12 +72,10 @@ def describe(platform: StartedPlatform) -> dict[str, Any]:
     if commit:
         info["commit"] = commit
     # Worker platforms: protocol problems that were no case's fault, and the cutoff.
-    problems = getattr(platform.adapter, "problems", None)
-    if problems:
-        info["problems"] = [dict(p) for p in problems]
-    broken = getattr(platform.adapter, "broken", None)
-    if broken:
-        info["broken"] = broken
+    if platform.adapter is not None and platform.adapter.problems:
+        info["problems"] = [dict(p) for p in platform.adapter.problems]
+    if platform.adapter is not None and platform.adapter.broken:
+        info["broken"] = platform.adapter.broken
     return info
 
 

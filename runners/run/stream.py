@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import gc
 import itertools
 import queue
 import threading
@@ -30,6 +29,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar, cast
 from adapters._json import encode_string, results_text
 from adapters.protocol import ErrorAsExpected
 
+from .. import _gc
 from ..gate.ledger import LedgerGate
 from ..gate.triage import triage
 from ..gate.verdict import in_shard
@@ -565,8 +565,7 @@ def run(
                 if vf is None:
                     break
                 sink.seen(vf)
-                gc.collect()
-                gc.freeze()  # the file's cases live until its chunks are written: never rescan
+                _gc.freeze_alive()  # the file's cases live until its chunks are written
                 chunks = list(_chunks(covered(vf))) if runs(vf) else []
                 if not chunks:
                     source.done()
@@ -596,7 +595,7 @@ def run(
             t.jobs.put(None)
         return None
     finally:
-        gc.unfreeze()
+        _gc.thaw()
     # Interrupted: stop the threads where they are, then the platforms (which wakes any
     # thread waiting on its child), then write every case not finished as not_run.
     for t in threads:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import functools
-import gc
 import hashlib
 import itertools
 import json
@@ -25,8 +23,10 @@ from jsonschema import ValidationError
 from adapters._json import canonical_chunks, canonical_text, compact_chunks, compact_text
 from adapters._resources import project_dir
 
+from .. import _gc
 from .._input_files import not_regular
 from ..exceptions import Problem, VectorFileError
+from . import confinement
 from .clauses import DOCS_DIR, contract_path, domain_clause_ids
 from .pointer import escape
 from .pointer import parse as parse_pointer
@@ -444,30 +444,6 @@ def _surrogate_escaped(data: bytes) -> bool:
     return b"\\" in data and _SURROGATE_ESCAPE.search(data) is not None
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a file loads (its objects hold no cycles:
-    the collector would only rescan the growing document again and again), and what
-    loading made then moved to the oldest generation without a collection.
-
-    Turned back on, the collector would at once scan every object made meanwhile (a
-    young generation of millions, all alive): 10% of loading a large file. ``freeze``
-    then ``unfreeze`` moves every tracked object to the oldest generation instead, only
-    when nothing else froze objects (``runners.run.stream`` freezes a file being run; so
-    this is skipped then).
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            if gc.get_freeze_count() == 0:
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
-
-
 def _rule_problems(path: Path, document: dict[str, Any], schema: DomainSchema) -> Iterator[Problem]:
     """Comparison rules whose pointers no output (path) or input (when/unless) can have,
     and ignore rules that leave nothing of the output compared."""
@@ -604,6 +580,17 @@ def _case_problems(
                 )
     if input_ok:
         yield from _variant_problems(path, case_id, base, raw["input"], variants)
+        if schema is not None:
+            yield from _confinement_problems(path, raw, index, schema.domain)
+
+
+def _confinement_problems(
+    path: Path, raw: dict[str, Any], index: int, domain: str
+) -> Iterator[Problem]:
+    """What a schema-valid case of an OS domain shows of writing outside its case root."""
+    case_id = raw.get("id") if isinstance(raw.get("id"), str) else f"#{index}"
+    for where, message in confinement.problems(domain, raw.get("input")):
+        yield Problem(path, case_id, f"/cases/{index}/input{where}", message)
 
 
 def _variant_problems(
@@ -681,7 +668,7 @@ def load_vector_file(path: Path) -> VectorFile:
     the domain schema, and I-JSON (finite numbers, safe integers, no lone
     surrogates, no duplicate keys).
     """
-    with _collector_paused():
+    with _gc.paused():
         try:
             loaded = _load_quick(path)
         except _Unvouched:  # the json module's way, whose hooks see every number
@@ -791,6 +778,10 @@ def _load_plain(
     ):
         raise _Unvouched  # a case's other members are strings (the schema said)
     if len(set(map(_ids, raw_cases))) != len(raw_cases):
+        return None
+    if domain in confinement.CONFINED_DOMAINS and any(
+        next(confinement.problems(domain, raw["input"]), None) for raw in raw_cases
+    ):
         return None
     variants = document.get("variants", ())
     if variants:
@@ -905,6 +896,8 @@ def _load_checked(path: Path) -> VectorFile:
         )
         if variants or not plain:
             problems.extend(_case_problems(path, raw, index, schema, clauses, variants, tags))
+        elif schema is not None and schema.domain in confinement.CONFINED_DOMAINS:
+            problems.extend(_confinement_problems(path, raw, index, schema.domain))
     if problems:
         raise VectorFileError(problems)
 

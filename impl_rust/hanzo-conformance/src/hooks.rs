@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use hanzo_hooks::{HookConfig, HookError, HookRunner, ToolResult, DEFAULT_TIMEOUT_MS};
 use serde_json::{json, Map, Value};
 
-use crate::temp_root::{TempRoot, PLACEHOLDER};
+use crate::temp_root::{self, TempRoot, PLACEHOLDER};
 use crate::CaseError;
 
 const LEFTOVER_WAIT: Duration = Duration::from_secs(1);
@@ -221,10 +221,18 @@ fn run_in(input: &Value, root: &TempRoot) -> Result<Value, CaseError> {
         .iter()
         .map(|(k, v)| string(Some(v), "env value").map(|v| (k.clone(), sub(v))))
         .collect::<Result<Vec<_>, _>>()?;
-    let cwd = sub(string(input.get("cwd"), "input.cwd")?);
+    let raw_cwd = string(input.get("cwd"), "input.cwd")?;
+    let cwd = sub(raw_cwd);
+    let what = format!("input.cwd {raw_cwd:?}");
+    let cwd_rel = temp_root::under_root(&cwd, root.path(), &what);
     // create_cwd false: a vector of HOOK-4's missing working directory.
     if input.get("create_cwd").and_then(Value::as_bool) != Some(false) {
-        std::fs::create_dir_all(&cwd).map_err(|e| CaseError::new("io_error", e.to_string()))?;
+        let parts = if cwd_rel.is_empty() {
+            Vec::new()
+        } else {
+            temp_root::relative_parts(cwd_rel, &what)
+        };
+        temp_root::directory(root.path(), &parts, &what)?;
     }
     let runner = HookRunner::new(hooks)
         .map_err(|e| contract(&e))?

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use hanzo_sandbox::{detect_container, IsolationMode, Sandbox, SandboxConfig};
 use serde_json::{json, Value};
 
-use crate::temp_root::{TempRoot, PLACEHOLDER};
+use crate::temp_root::{self, TempRoot, PLACEHOLDER};
 use crate::CaseError;
 
 /// The harness validated the input against the schema: a mismatch is a bug here.
@@ -25,36 +25,37 @@ fn string<'a>(value: Option<&'a Value>, what: &str) -> Result<&'a str, CaseError
         .ok_or_else(|| bad(&format!("{what} must be a string")))
 }
 
-/// Creates the `tree` entries under `root`, in order.
+/// Creates the `tree` entries under `root`, in order, each confined to the root
+/// ([`temp_root::directory`]: an entry under or on a symlink is refused).
 ///
 /// # Errors
-/// Panics on a schema-invalid entry; `io_error` if the filesystem refuses.
+/// `io_error` if the filesystem refuses.
+///
+/// # Panics
+/// On a schema-invalid entry, or one that would escape the root ([`temp_root::refuse`]).
 pub fn build_tree(root: &TempRoot, tree: Option<&Value>) -> Result<(), CaseError> {
     let entries = tree
         .and_then(Value::as_array)
         .ok_or_else(|| bad("input.tree must be a list"))?;
-    for entry in entries {
+    for (index, entry) in entries.iter().enumerate() {
         let rel = string(entry.get("path"), "tree[].path")?;
-        if rel.is_empty()
-            || rel.starts_with('/')
-            || rel.contains('\0')
-            || rel.split('/').any(|p| p == "..")
-        {
-            return Err(bad("tree path must be relative without '..'"));
+        let what = format!("tree[{index}] {rel:?}");
+        let parts = temp_root::relative_parts(rel, &what);
+        let kind = string(entry.get("kind"), "tree[].kind")?;
+        if kind == "dir" {
+            temp_root::directory(root.path(), &parts, &what)?;
+            continue;
         }
-        let path = root.path().join(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| io(&e))?;
-        }
-        match string(entry.get("kind"), "tree[].kind")? {
-            "dir" => std::fs::create_dir_all(&path).map_err(|e| io(&e))?,
+        let (name, parents) = parts.split_last().expect("split never yields nothing");
+        let parent = temp_root::directory(root.path(), parents, &what)?;
+        match kind {
             "file" => {
                 let content = entry.get("content").and_then(Value::as_str).unwrap_or("");
-                std::fs::write(&path, content).map_err(|e| io(&e))?;
+                temp_root::write_file(&parent, name, content.as_bytes(), &what)?;
             }
             "symlink" => {
                 let target = root.substitute(string(entry.get("target"), "tree[].target")?);
-                std::os::unix::fs::symlink(target, &path).map_err(|e| io(&e))?;
+                std::os::unix::fs::symlink(target, parent.join(name)).map_err(|e| io(&e))?;
             }
             _ => return Err(bad("tree[].kind must be dir, file or symlink")),
         }
