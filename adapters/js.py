@@ -91,4 +91,5 @@ def create(*, timeout: float = 10.0) -> WorkerAdapter:
         expect=True,
         answers_in_groups=MAX_HELD,
         held_while_running=True,
+        confined=True,
     )

@@ -18,6 +18,7 @@ from functools import cache
 from typing import Any
 
 from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
 
 from ._json import compact_ascii, compact_text, encode_string
 from ._resources import project_dir
@@ -63,7 +64,18 @@ def validator(message: str) -> Draft202012Validator:
         raise KeyError(message)
     schema = json.loads((SCHEMA_DIR / f"{message}.json").read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
+    return Draft202012Validator(schema, registry=_registry())
+
+
+@cache
+def _registry() -> Registry:
+    """The protocol's schemas by ``$id``: ``started.json`` takes the ``absent`` word's
+    schema from ``response.json`` (one definition), with nothing fetched."""
+    resources = []
+    for name in MESSAGES:
+        schema = json.loads((SCHEMA_DIR / f"{name}.json").read_text(encoding="utf-8"))
+        resources.append((schema["$id"], Resource.from_contents(schema)))
+    return Registry().with_resources(resources)
 
 
 def plainly_valid_response(answer: Any) -> bool:

@@ -26,7 +26,9 @@ from collections import deque
 from collections.abc import Sequence
 from typing import IO
 
-__all__ = ["EOF", "WorkerProcess"]
+from .isolation import WorkerTemp, confined_launch
+
+__all__ = ["EOF", "LINE_LIMIT", "LineTooLong", "WorkerProcess"]
 
 STDERR_LIMIT = 64 * 1024
 """The most recent stderr kept, in bytes."""
@@ -34,6 +36,23 @@ _STOP_GRACE_S = 2.0
 _EXIT_GRACE_S = 1.0
 EOF = None
 """What ``next_line`` returns once stdout is closed."""
+_READ_SIZE = 1 << 16
+LINE_LIMIT = 64 * 1024 * 1024
+"""The longest stdout line kept, in bytes; a longer one is read past and stands as a
+``LineTooLong`` (so one endless line costs neither memory nor the lines after it)."""
+
+
+class LineTooLong(bytes):
+    """A stdout line longer than ``LINE_LIMIT``, in its turn: its bytes were not kept
+    (it is a line of its own, NUL, never valid protocol), ``size`` says how many there were."""
+
+    size: int
+
+    def __new__(cls, size: int) -> LineTooLong:
+        made = super().__new__(cls, b"\0")
+        made.size = size
+        return made
+
 
 # Every live worker, so that the harness's exit kills whatever is still running.
 _live: weakref.WeakSet[WorkerProcess] = weakref.WeakSet()
@@ -42,6 +61,8 @@ _live: weakref.WeakSet[WorkerProcess] = weakref.WeakSet()
 def _kill_live_workers() -> None:
     for worker in list(_live):
         worker.kill_group()
+        if worker.temp is not None:
+            worker.temp.remove()
 
 
 atexit.register(_kill_live_workers)
@@ -53,19 +74,36 @@ def _close(stream: IO[bytes] | None) -> None:
             stream.close()
 
 
+def _line(held: list[bytes], last: bytes, size: int) -> bytes:
+    return b"".join([*held, last]) if size <= LINE_LIMIT else LineTooLong(size)
+
+
 class WorkerProcess:
     """One spawned worker process (a session of its own) with its stdout queue and stderr buffer."""
 
-    def __init__(self, command: Sequence[str]):
+    def __init__(self, command: Sequence[str], *, confined: bool = False):
+        # confined: one of the harness's own platforms, started as adapters.isolation
+        # says (scrubbed environment, memory limit, its own temporary folder, namespaces).
+        argv = list(command)
+        env: dict[str, str] | None = None
+        self.temp: WorkerTemp | None = None
+        if confined:
+            argv, env, self.temp = confined_launch(argv)
         # start_new_session: the worker leads a new process group, so killpg reaches
         # every process it starts (unless one starts a session of its own).
-        self.proc = subprocess.Popen(
-            list(command),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                env=env,
+            )
+        except BaseException:
+            if self.temp is not None:
+                self.temp.remove()
+            raise
         self.pgid = self.proc.pid
         # The reader thread queues lists of lines (all those one read brought), so a
         # worker that writes many answers at once costs one queue hand-over, not one
@@ -86,18 +124,29 @@ class WorkerProcess:
     def _read_stdout(self) -> None:
         stdout = self.proc.stdout
         assert stdout is not None
-        partial = b""
+        # The line under way: its pieces (dropped once past LINE_LIMIT) and its length.
+        held: list[bytes] = []
+        size = 0
         try:
             fd = stdout.fileno()
-            while chunk := os.read(fd, 1 << 16):
-                *complete, partial = (partial + chunk).split(b"\n")
-                if complete:
-                    self.lines.put(complete)  # lines without their newline
+            while chunk := os.read(fd, _READ_SIZE):
+                if b"\n" not in chunk:
+                    size += len(chunk)
+                    if size <= LINE_LIMIT:
+                        held.append(chunk)
+                    else:
+                        held.clear()
+                    continue
+                *complete, tail = chunk.split(b"\n")  # lines without their newline
+                if size:
+                    complete[0] = _line(held, complete[0], size + len(complete[0]))
+                self.lines.put(complete)  # every other piece is within one read: short
+                held, size = [tail], len(tail)
         except (OSError, ValueError):
             pass
         finally:
             # A last line without its newline is still a line (as file iteration has it).
-            self.lines.put([partial, EOF] if partial else [EOF])
+            self.lines.put([_line(held, b"", size), EOF] if size else [EOF])
             _close(stdout)  # only this thread reads it; closed here, nobody waits on it
 
     def _drain_stderr(self) -> None:
@@ -219,6 +268,8 @@ class WorkerProcess:
         if not self._stdin_closed and not self.writing():
             self._stdin_closed = True
             _close(self.proc.stdin)
+        if self.temp is not None:  # the case roots a timeout or a crash left
+            self.temp.remove()
 
     def stop(self, goodbye: bytes) -> None:
         """Polite stop (write ``goodbye``, close stdin, short wait), then kill the group."""

@@ -8,7 +8,7 @@ all adapters.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypedDict, runtime_checkable
 
@@ -41,6 +41,13 @@ TAB_EXPECT_ERROR = "!"
 # optionally ``RUN_EXPECT`` or ``RUN_EXPECT_ERROR`` and a JSON string, then ``}``.
 # A line spelled otherwise is still a valid request; only this spelling takes the
 # children's fast paths.
+ABSENT = "absent"
+"""The output fields a platform does not have, as JSON pointers (``*``: every member):
+in the handshake's ``implementation`` per domain, ``{"absent": {DOMAIN: [POINTER, ...]}}``,
+and on one ``output`` answer, ``{"id", "output", "absent": [POINTER, ...]}``. The harness
+compares the rest of the output and reports the case ``partial``, never ``pass``
+(``runners.judge.outcomes.judge_response`` owns the rule)."""
+
 RUN_PREFIX = b'{"cmd":"run",'
 """How every ``run`` line the harness writes begins."""
 RUN_ID = '{"cmd":"run","id":'
@@ -76,6 +83,8 @@ class Implementation:
     language: str
     domains: frozenset[str] = field(default_factory=frozenset)
     commit: str | None = None  # what it was built from, when it knows (reports record it)
+    # Domain -> the output fields (JSON pointers) the platform does not have (``ABSENT``).
+    absent: Mapping[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
 
     @classmethod
     def from_json(cls, info: dict[str, Any]) -> Implementation:
@@ -86,6 +95,7 @@ class Implementation:
             info["language"],
             frozenset(info["domains"]),
             info.get("commit"),
+            {domain: tuple(pointers) for domain, pointers in info.get(ABSENT, {}).items()},
         )
 
 

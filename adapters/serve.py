@@ -45,6 +45,7 @@ the ``run`` line with that ``expect`` or ``expect_error`` would be (``tab_reques
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import importlib
 import json
@@ -58,6 +59,7 @@ from typing import IO, Any
 
 from .answers import answer_line, encode
 from .protocol import (
+    ABSENT,
     EXPECT,
     EXPECT_ERROR,
     PROTOCOL_VERSION,
@@ -234,6 +236,7 @@ def _chunks(stdin: IO[bytes], answers: _Answers) -> Iterator[list[bytes]]:
     while True:
         if not select.select([fd], [], [], 0)[0]:
             answers.idle()
+            _reap_orphans()
         chunk = os.read(fd, 1 << 16)
         if not chunk:
             if partial:
@@ -244,6 +247,17 @@ def _chunks(stdin: IO[bytes], answers: _Answers) -> Iterator[list[bytes]]:
         if complete:
             answers.busy()
             yield complete
+
+
+def _reap_orphans() -> None:
+    """As a PID namespace's init (adapters/isolation.py), collect the exit of every
+    orphan a hook left (it is reparented here): with no case running, no child is
+    anybody else's to wait for."""
+    if os.getpid() != 1:
+        return
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
 
 
 def _handshake_answer(answers: _Answers, message: dict[str, Any]) -> None:
@@ -331,6 +345,9 @@ def _answer_ordinarily(
             "language": implementation.language,
             "domains": sorted(implementation.domains),
         }
+        absent = getattr(implementation, "absent", None)
+        if absent:  # the fields it lacks, per domain, as an in-process platform declares them
+            info[ABSENT] = {domain: list(fields) for domain, fields in sorted(absent.items())}
         _handshake_answer(answers, {"ok": True, "implementation": info})
         return True
     if command == "extensions":

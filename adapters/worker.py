@@ -37,7 +37,7 @@ from .messages import (
     tab_line,
 )
 from .process import EOF as _EOF
-from .process import WorkerProcess
+from .process import LINE_LIMIT, LineTooLong, WorkerProcess
 from .protocol import (
     ACK,
     ERROR_ACK,
@@ -244,7 +244,10 @@ class WorkerAdapter(BaseAdapter):
 
     ``command`` is the worker's argv, or a function returning it, called at each
     spawn (it may raise PlatformUnavailable, e.g. when a runtime is missing).
-    The worker inherits this process's working directory and environment.
+    The worker inherits this process's working directory and environment, unless
+    ``confined`` (the harness's own platforms): then it starts as
+    ``adapters.isolation`` says (scrubbed environment, memory limit, a temporary
+    folder of its own, PID and mount namespaces where the machine has them).
     ``timeout`` is the per-case time limit in seconds, counted from when the
     adapter starts waiting for that case's answer;
     ``start_timeout`` limits the handshake (default: ``max(timeout, 10.0)``).
@@ -293,6 +296,7 @@ class WorkerAdapter(BaseAdapter):
         answers_in_groups: int = 0,
         held_while_running: bool = False,
         expect: bool = False,
+        confined: bool = False,
     ) -> None:
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout!r}")
@@ -304,6 +308,7 @@ class WorkerAdapter(BaseAdapter):
         self.answers_in_groups = answers_in_groups
         self.held_while_running = held_while_running
         self.expect = expect
+        self.confined = confined
         self.expecting: bool | None = None  # did the worker take it (None: not started yet)
         # Did it take the expect-error extension too (None: not started yet).
         self.expecting_errors: bool | None = None
@@ -347,7 +352,7 @@ class WorkerAdapter(BaseAdapter):
             exc.platform = exc.platform or self.name
             raise
         try:
-            worker = WorkerProcess(argv)
+            worker = WorkerProcess(argv, confined=self.confined)
         except OSError as exc:
             raise WorkerStartError(
                 f"cannot run worker {argv!r}: {exc}", platform=self.name
@@ -796,6 +801,11 @@ class WorkerAdapter(BaseAdapter):
             code = worker.exit_code()
             return _Failure(
                 f"worker exited with code {code} while running case {case_id}", group_lost=True
+            )
+        if type(line) is LineTooLong:
+            return _Failure(
+                f"worker wrote a line of {line.size:,} bytes while running case {case_id} "
+                f"(the limit is {LINE_LIMIT:,})"
             )
         try:
             answer = _decode(line)

@@ -19,19 +19,21 @@ from ._output import check_writable, refuse_inputs, write_atomically, write_resu
 from .exceptions import HarnessError, VectorFileError
 from .gate.ledger import LedgerGate, ledger_from_results, ledger_text, load_ledger
 from .gate.verdict import EXIT_USAGE, exit_code
+from .judge.marks import ClauseMarks
 from .reports.history import render_history
 from .reports.html import render_html
 from .reports.markdown import render_markdown
-from .reports.meta import run_metadata
+from .reports.meta import isolation, run_metadata
 from .reports.results_file import ResultsWriter, put_in_place, read_results
 from .reports.text import Problems, render_text, text_report
-from .run import signals
+from .run import merge, signals
 from .run import stream as _stream
 from .run.batches import StartedPlatform
 from .run.jobs import run_jobs
 from .run.platforms import describe, factories, stop_all
 from .run.progress import Progress
 from .run.progress import wanted as progress_wanted
+from .vectors.clauses import DEPARTS_FROM, FILLS_GAP, SECURITY, domain_contract, marked_clauses
 from .vectors.format import canonical
 from .vectors.load import VECTORS_DIR, VectorFile, load_vectors, vector_paths
 from .vectors.schemas import extra_schema_dirs
@@ -97,7 +99,38 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"{vf.domain}  ({vf.path.name}): {len(vf.cases)} cases, {errors} expect an error")
         if tags:
             print("  tags: " + ", ".join(f"{t} ({n})" for t, n in sorted(tags.items())))
+        _list_marked(vf)
     return 0
+
+
+def _clause_order(item: tuple[str, Any]) -> tuple[str, int, str]:
+    """CFG-2 before CFG-10: by prefix, number, then letter."""
+    prefix, _, rest = item[0].rpartition("-")
+    digits = rest.rstrip("abcdefghijklmnopqrstuvwxyz")
+    return prefix, int(digits) if digits.isdigit() else 0, rest[len(digits) :]
+
+
+def _list_marked(vf: VectorFile) -> None:
+    """The domain's clauses that depart from HIP-301 (or fill a gap in it) and its
+    security-relevant ones, each with the number of cases citing it and why."""
+    contract = domain_contract(vf.domain)
+    if contract is None or not contract.markers:
+        return
+    citing = Counter(clause for c in vf.cases for clause in c.clauses)
+    for title, kinds in (
+        ("departs from HIP-301 or fills a gap in it", (DEPARTS_FROM, FILLS_GAP)),
+        ("security-relevant", (SECURITY,)),
+    ):
+        lines = [
+            f"    {clause} ({citing[clause]} case{'s' if citing[clause] != 1 else ''}): "
+            + (m.text() if m.kind != SECURITY else m.reason)
+            for clause, markers in sorted(contract.markers.items(), key=_clause_order)
+            for m in markers
+            if m.kind in kinds
+        ]
+        if lines:
+            print(f"  {title}:")
+            print("\n".join(lines))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -165,7 +198,7 @@ def _stream_run(
                 return message in (p.failure, p.adapter and p.adapter.broken)
 
             gate = LedgerGate(ledgers, by_name)
-            problems = Problems(shared, args.max_problems, spool)
+            problems = Problems(shared, args.max_problems, spool, ClauseMarks.from_contracts())
             sink = _stream.Sink(gate, problems, writer, progress.advance if progress else None)
             try:
                 interrupted = _stream.run(
@@ -181,7 +214,8 @@ def _stream_run(
                 stop_all(platforms)
                 if progress:
                     progress.close()
-        summary = _summary(args, sink, {p.name: describe(p) for p in platforms}, ledgers)
+        described = {p.name: describe(p) for p in platforms}
+        summary = _summary(sink, described, ledgers, args.shard, opt.recorded_options(args))
         code = _report_run(args, output, summary, sink, writer, spool)
     return 128 + interrupted if interrupted is not None else code
 
@@ -199,7 +233,9 @@ def _jobs_run(
     """``_stream_run`` with the files split across harness jobs (``runners.run.jobs``)."""
     progress = _progress_bar(args, vectors, len(chosen))
     gate = LedgerGate(ledgers, [name for name, _ in chosen])
-    problems = Problems(lambda _platform, _message: False, args.max_problems, spool)
+    problems = Problems(
+        lambda _platform, _message: False, args.max_problems, spool, ClauseMarks.from_contracts()
+    )
     sink = _stream.Sink(gate, problems, writer, progress.advance if progress else None)
     with signals.handled(signal.SIG_IGN):  # after the run: the report is written whole
         try:
@@ -209,27 +245,37 @@ def _jobs_run(
         finally:
             if progress:
                 progress.close()
-        summary = _summary(args, sink, platforms, ledgers)
+        summary = _summary(sink, platforms, ledgers, args.shard, opt.recorded_options(args))
         code = _report_run(args, output, summary, sink, writer, spool)
     return 128 + interrupted if interrupted is not None else code
 
 
 def _summary(
-    args: argparse.Namespace,
     sink: _stream.Sink,
     platforms: dict[str, Any],
     ledgers: list[Any],
+    shard: tuple[int, int] | None,
+    options: dict[str, Any],
 ) -> dict[str, Any]:
+    """The results document's summary, from what went through ``sink`` (``run``'s and
+    ``merge``'s: one maker)."""
     summary = sink.tally.summary(platforms)
     summary["run"] = run_metadata(sink.digest)
-    if args.shard:
-        summary["run"]["shard"] = f"{args.shard[0]}/{args.shard[1]}"
+    note = isolation(summary)
+    if note is not None:
+        summary["run"]["isolation"] = note
+    if shard:
+        summary["run"]["shard"] = f"{shard[0]}/{shard[1]}"
+    summary["run"]["options"] = options
     if ledgers:
         summary["expectations"] = {
             "ledgers": [str(ledger.path) for ledger in ledgers],
             "problems": [p.to_json() for p in sink.gate.problems()],
         }
-    summary["clusters"] = [c.to_json() for c in sink.clusters.clusters()]
+    summary["marked_clauses"] = marked_clauses(sink.domains)
+    summary["clusters"] = [
+        sink.marks.to_json(c) for c in sink.marks.ordered(sink.clusters.clusters())
+    ]
     summary["triage"] = sink.triage
     if sink.triage_omitted:
         summary["triage_omitted"] = sink.triage_omitted
@@ -247,7 +293,13 @@ def _report_run(
     """Print the run's report and write ``--output``; the exit code (before any signal's)."""
     causes = sink.clusters.clusters()
     problems = sink.problems
-    head, tail = text_report(summary, causes, problems, args.max_problems)
+    if output is None:
+        rest = "`run --output FILE` writes every one"
+    elif writer is not None:
+        rest = f"`hanzo-conformance report {output} --output FILE` writes every one"
+    else:
+        rest = f"every one is in {output}"
+    head, tail = text_report(summary, causes, problems, args.max_problems, sink.marks, rest)
     table = "\n\n".join([*head, *problems.kept[: args.max_problems], *tail])
     code = exit_code({"summary": summary})
     failure = None
@@ -260,7 +312,7 @@ def _report_run(
         failure = failure or put_in_place(written, output)
     elif output is not None and spool is not None:
         # The file is the full report: every problem.
-        head, tail = text_report(summary, causes, problems, problems.count)
+        head, tail = text_report(summary, causes, problems, None, sink.marks)
         failure = _write_full_report(output, head, spool, tail)
     print(table)
     if output is None:
@@ -300,13 +352,62 @@ def _progress_bar(
     return Progress(cases * platforms if cases is not None else None)
 
 
+def cmd_merge(args: argparse.Namespace) -> int:
+    """Join the results files of the shards of one run into the run's (``runners.run.merge``)."""
+    output = Path(args.output)
+    check_writable(output)
+    paths = [Path(p) for p in args.results]
+    refuse_inputs(output, [("the results file it reads,", p) for p in paths])
+    shards = merge.read_shards(paths)
+    merge.check_harness(shards)
+    options = merge.options(shards)
+    vectors = VectorSource(_sources(args), options.get("domain", []))
+    ledgers = [load_ledger(Path(p)) for p in merge.ledger_paths(shards)]
+    platforms = merge.platforms(shards)
+    writer = ResultsWriter(_spool_folder(output))
+    try:
+        gate = LedgerGate(ledgers, platforms)
+
+        def shared(platform: str, message: str) -> bool:
+            """As in a run: the message a platform gave every case at once."""
+            info = platforms.get(platform, {})
+            return bool(message) and message in (info.get("failure"), info.get("broken"))
+
+        sink = _stream.Sink(gate, Problems(shared, args.max_problems, None), writer)
+        merge.replay(shards, vectors, sink)
+        summary = _summary(sink, platforms, ledgers, None, options)
+        summary["run"] = merge.merged_run(shards, summary["run"])
+        print(f"merged shards {', '.join(f'{s.name} ({s.path})' for s in shards)}\n")
+        return _report_run(args, output, summary, sink, writer, None)
+    finally:
+        writer.discard()
+
+
+def merge_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "merge",
+        help="join the results files of the shards of one run (`run --shard I/N`) into one",
+    )
+    p.add_argument(
+        "results", nargs="+", metavar="RESULTS", help="every shard's `run --format json` results"
+    )
+    opt.OUTPUT.add(p, required=True, help="write the merged results here")
+    opt.VECTORS.add(p, help="the --vectors the shards were run with (repeatable)")
+    opt.NO_DEFAULT_VECTORS.add(p)
+    opt.SCHEMAS.add(p)
+    opt.MAX_PROBLEMS.add(p, help="failures printed in full (default 10; the results have all)")
+    p.set_defaults(func=cmd_merge, format="json")
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else None
     if output is not None:
         check_writable(output)
         refuse_inputs(output, [("the results file it reads,", Path(args.results))])
     doc = read_results(Path(args.results))
-    text = render_report(doc, args.format, args.max_problems)
+    # Only the terminal view is bounded; a report written to a file has every problem.
+    bounded = args.max_problems if output is None else None
+    text = render_report(doc, args.format, bounded, args.results)
     if output is None:
         print(text)
         return exit_code(doc)
@@ -318,12 +419,17 @@ def cmd_report(args: argparse.Namespace) -> int:
     return exit_code(doc)
 
 
-def render_report(doc: dict[str, Any], fmt: str, max_problems: int) -> str:
+def render_report(
+    doc: dict[str, Any], fmt: str, max_problems: int | None, results: str = "RESULTS"
+) -> str:
+    """The report in ``fmt``; ``max_problems`` None: every problem (a report written to a
+    file), else bounded (the terminal), each cut saying how to see the rest."""
+    rest = f"`hanzo-conformance report {results} --format {fmt} --output FILE` writes every one"
     if fmt == "markdown":
-        return render_markdown(doc)
+        return render_markdown(doc, bounded=max_problems is not None, rest=rest)
     if fmt == "html":
         return render_html(doc)
-    return render_text(doc, max_problems=max_problems)
+    return render_text(doc, max_problems=max_problems, rest=rest)
 
 
 def report_options(p: argparse.ArgumentParser) -> None:
@@ -480,11 +586,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def vector_options(p: argparse.ArgumentParser) -> None:
         opt.VECTORS.add(p)
-        p.add_argument(
-            "--no-default-vectors",
-            action="store_true",
-            help="load only --vectors, not the project's vectors/",
-        )
+        opt.NO_DEFAULT_VECTORS.add(p)
         opt.DOMAIN.add(p)
         schema_options(p)
 
@@ -522,12 +624,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="render a saved --format json result file")
     p.add_argument("results", metavar="FILE")
-    opt.MAX_PROBLEMS.add(p, default=50, help="failures printed in full (default 50)")
+    opt.MAX_PROBLEMS.add(
+        p, default=50, help="failures printed in full (default 50; the --output report has all)"
+    )
     report_options(p)
     p.set_defaults(func=cmd_report)
     add_generate_parsers(sub)
     expectations_parser(sub)
     history_parser(sub)
+    merge_parser(sub)
     return parser
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters import registry
-from adapters.served import IN_PROCESS_ENV
+from adapters.served import IN_PROCESS_ENV, in_process
 
 DEFAULT_CASE_TIMEOUT = 10.0
 """Seconds a case may take on a platform (not an --in-process one)."""
@@ -298,6 +298,37 @@ MAX_EXAMPLES = Option(
 )
 BATCH = Option("--batch", "batch", "inputs drawn per example", check=positive_int, default=256)
 SEED = Option("--seed", "seed", "Hypothesis seed (default: random, printed)", check=any_int)
+
+NO_DEFAULT_VECTORS = Option(
+    "--no-default-vectors",
+    "no_default_vectors",
+    "load only --vectors, not the project's vectors/",
+    default=False,
+    action="store_true",
+)
+OUTPUT = Option("--output", "output", "write the results here", metavar="FILE")
+
+RECORDED = (DOMAIN, CASE_TIMEOUT, IN_PROCESS)
+"""The options of ``run`` that change its results, besides those recorded on their own
+(platforms and workers: ``summary.platforms``; ledgers: ``summary.expectations``; vectors
+and schemas: the vectors' version; the shard). ``run`` records them in
+``summary.run.options`` (``recorded_options``), so that ``merge`` joins only shards run
+alike. The others change how a run goes or reports (``--jobs``, ``--max-problems``,
+``--format``, ``--quiet``), never a result."""
+
+
+def recorded_options(args: Any) -> dict[str, Any]:
+    """``summary.run.options``: each ``RECORDED`` option's value, by its flag without ``--``."""
+    recorded: dict[str, Any] = {}
+    for option in RECORDED:
+        value = getattr(args, option.dest)
+        if option.action == "append":
+            value = sorted(value)  # the order they were given in changes nothing
+        elif option is IN_PROCESS:
+            value = in_process(value)  # the switch or its environment variable: what ran
+        recorded[option.flag.removeprefix("--")] = value
+    return recorded
+
 
 PYTEST_OPTIONS = (
     PLATFORM,

@@ -21,6 +21,7 @@ process will run (``--batch-cases``, see runners/run/pytest_batches.py).
 from __future__ import annotations
 
 import contextlib
+import json
 import signal
 import sys
 import threading
@@ -34,7 +35,9 @@ from . import _options as opt
 from .exceptions import VectorFileError
 from .gate import pytest_ledger
 from .gate.verdict import in_shard
+from .judge.marks import ClauseMarks
 from .judge.outcomes import Outcome
+from .reports import skips
 from .reports.text import render_problem
 from .run import signals
 from .run.batches import StartedPlatform, start_platform
@@ -130,6 +133,7 @@ def _interrupt(signum: int, _frame: object) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_POOL] = PlatformPool(config)
+    config.pluginmanager.register(_Groups(config), "hanzo-conformance-groups")
     config.stash[_CASE_OWNERS] = {}
     for name in config.stash[_POOL].chosen:
         _register_marker(config, platform_marker(name), f"cases run on the {name} platform")
@@ -160,6 +164,66 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     batcher = item.config.stash.get(_BATCHER, None)
     if batcher is not None:
         batcher.after(nextitem)
+
+
+class _Groups:
+    """Skip reasons and partial answers, grouped as the reports group them
+    (``runners.reports.skips``): at the end of the terminal summary, and as properties
+    of the JUnit XML's test suite. Built from the reports (on the controller under
+    xdist: the fields travel in each report's user properties)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.found = skips.Incomplete()
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        props = dict(report.user_properties)
+        status = props.get("status")
+        if status not in ("skip", "partial") or "domain" not in props:
+            return
+        result = {
+            "status": status,
+            "platform": props["platform"],
+            "domain": props["domain"],
+            "case": props["case"],
+            "message": props.get("reason"),
+            "absent": json.loads(str(props.get("absent", "[]"))),
+        }
+        if props.get("recorded"):
+            result["expectation"] = {}
+        self.found.add(result)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Before the XML is written (its own sessionfinish)."""
+        try:
+            from _pytest.junitxml import xml_key
+        except ImportError:  # a pytest without it: each case's XML keeps its own reason
+            return
+        xml = self.config.stash.get(xml_key, None)
+        if xml is None:
+            return
+        groups = self.found.to_json()
+        for g in groups["skips"]:
+            xml.add_global_property(
+                f"skip [{g['platform']}] {g['domain']}",
+                f"{g['count']}: {g['reason']} (e.g. {', '.join(g['cases'])})",
+            )
+        for g in groups["partials"]:
+            xml.add_global_property(
+                f"partial [{g['platform']}] {g['domain']}",
+                f"{g['count']}: not compared (declared absent): "
+                f"{skips.fields_text(g['absent'])} (e.g. {', '.join(g['cases'])})",
+            )
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        sections = skips.render_text(self.found.to_json())
+        if sections:
+            terminalreporter.write_sep("=", "hanzo-conformance skips and partial answers")
+            for section in sections:
+                terminalreporter.write_line(section)
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
@@ -321,10 +385,20 @@ class CaseItem(pytest.Item):
         if ran > 1:
             self.user_properties.append(("batch_cases", ran))  # its time is the batch's
         expected = pytest_ledger.judge(self.config, outcome, self.case)
+        where = [("platform", self.platform), ("domain", self.case.domain), ("case", self.case.id)]
+        if outcome.absent:
+            self.user_properties.append(("absent", json.dumps(list(outcome.absent))))
         if expected is not None:
+            if outcome.status == "partial":
+                # A partial answer a ledger records: shown xfail with what it lacks.
+                self.user_properties += [("status", "partial"), ("recorded", "yes"), *where]
+                fields = skips.fields_text(outcome.absent)
+                pytest.xfail(f"partial: not compared (declared absent): {fields}: {expected}")
             self.user_properties.append(("status", "xfail"))
             pytest.xfail(expected)  # a recorded divergence: reported xfail, never a pass
         self.user_properties.append(("status", outcome.status))
+        if outcome.status in ("skip", "partial"):
+            self.user_properties += [*where, ("reason", outcome.message or "not implemented")]
         if outcome.status == "skip":
             # The platform lacks this domain, or said the case does not apply to it (a
             # protocol skip): shown as a skip with the reason, never a pass.
@@ -343,6 +417,7 @@ class CaseItem(pytest.Item):
                 self.case.input,
                 limit=50,
                 case_info={"description": self.case.description, "clauses": self.case.clauses},
+                marked=ClauseMarks.from_contracts().notes(self.case.domain, self.case.clauses),
             )
         return super().repr_failure(excinfo, style=style)
 

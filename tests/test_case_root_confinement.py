@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from adapters import isolation
 from adapters.protocol import Adapter
 from adapters.registry import create
 from runners._cli import main
@@ -165,7 +166,10 @@ def test_a_hooks_cwd_outside_the_root_is_refused(
     cwd = str(outside / "made") if shape == "absolute" else "{root}/../made-beside-the-root"
     refused(run_one(platform, "hooks", hooks_case("true", cwd)), "input.cwd")
     untouched(outside)
-    assert sorted(scratch.iterdir()) == []
+    # The running worker's own temporary folder (adapters/isolation.py) is all there is,
+    # and it is empty: no case root, nothing made beside one.
+    assert [p.parent for p in scratch.rglob("*")] == [scratch]
+    assert [p.name.startswith(isolation.TEMP_PREFIX) for p in scratch.iterdir()] == [True]
 
 
 def test_a_hooks_cwd_under_the_root_is_made(platform: Adapter) -> None:

@@ -43,7 +43,7 @@ def test_a_hanging_case_is_blamed_not_the_cases_answered_before_it(tmp_path: Pat
     duration = f"59.{uuid.uuid4().int % 10**6:06d}"
     hanging = dict(hook.input)
     hanging["hooks"] = [dict(hook.input["hooks"][0], command=f"sleep {duration}", timeout_ms=60000)]
-    hanging["cwd"] = str(tmp_path)
+    hanging["cwd"] = "{root}"  # a case writes only inside its own root
     batch = [Request(id=f"before-{i}", domain="oauth-pkce", input=quick.input) for i in range(5)]
     batch.append(Request(id="hangs", domain="hooks", input=hanging))
     batch += [Request(id=f"after-{i}", domain="oauth-pkce", input=quick.input) for i in range(3)]

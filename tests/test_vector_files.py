@@ -155,6 +155,17 @@ def test_integers_beyond_i_json_are_rejected(write_vectors):
     assert any("I-JSON" in p.message for p in problems)
 
 
+def test_an_integer_too_long_for_python_is_named_by_file_case_and_pointer(write_vectors):
+    text = json.dumps(vector_document([hello_case()])).replace(
+        '"retry": null', '"retry": -' + "9" * 5000
+    )
+    problems = problems_of(write_vectors(text))
+    assert ("hello", "/cases/0/expected/frames/0/retry") in [
+        (p.case_id, p.pointer) for p in problems
+    ]
+    assert any("integer of 5,000 digits" in p.message for p in problems)
+
+
 def test_nan_is_not_json(write_vectors):
     (problem,) = problems_of(write_vectors('{"domain": NaN}'))
     assert "NaN is not JSON" in problem.message

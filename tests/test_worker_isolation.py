@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -22,6 +23,7 @@ import pytest
 from conftest import hello_case, vector_document
 from processes import survivors, within
 
+from adapters.process import LINE_LIMIT
 from adapters.protocol import PlatformUnavailable, Request
 from adapters.worker import BROKEN_AFTER, FLUSH_HINT, WorkerAdapter
 from runners._cli import main
@@ -709,3 +711,24 @@ def test_one_line_nested_too_deeply_is_that_cases_crash_not_the_platforms(
     assert results["before"]["status"] == results["after"]["status"] == "fail"
     assert results["deep"]["status"] == "error"
     assert "nested too deeply" in results["deep"]["message"]
+
+
+def test_one_line_too_long_is_that_cases_crash_and_is_not_kept(
+    write_vectors: Any, tmp_path: Path
+) -> None:
+    """A worker line past LINE_LIMIT is read past, not held (an endless line would take
+    the harness's memory), and fails its own case only, saying how long it was."""
+
+    worker = Path(__file__).resolve().parent / "fake_workers" / "deep_liner.py"
+    long = hello_case(id="long", input={"chunks": ["data: long\n\n"]})
+    cases = [hello_case(id="before"), long, hello_case(id="after")]
+    path = write_vectors(vector_document(cases))
+    out = tmp_path / "results.json"
+    argv = ["run", "-q", "--no-default-vectors", "--vectors", str(path)]
+    argv += ["--worker", f"long={sys.executable} {worker}", "--platform", "long"]
+    assert main([*argv, "--format", "json", "--output", str(out)]) == 1
+    results = {r["case"]: r for r in json.loads(out.read_text(encoding="utf-8"))["results"]}
+    assert results["before"]["status"] == results["after"]["status"] == "fail"
+    assert results["long"]["status"] == "error"
+    size = re.search(r"a line of ([\d,]+) bytes", results["long"]["message"])
+    assert size and int(size[1].replace(",", "")) > LINE_LIMIT

@@ -1,8 +1,8 @@
 // The hooks case, asynchronously: run the case's hooks for real with HookRunner
-// in a temporary root; report what the `record` fixtures saw and which processes
-// the `sleeper`/`daemon` fixtures left alive. conformance/hooks.js runs it to
+// in a temporary root; report what the `record` fixtures saw and which processes the
+// case left alive (in the platform's PID namespace, or working in the case root). conformance/hooks.js runs it to
 // completion synchronously (the JSON layer is synchronous).
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -12,6 +12,8 @@ import { PLACEHOLDER, directory, relativeParts, str, underRoot } from "./temp-ro
 
 export const FIXTURES = process.env.HANZO_HOOK_FIXTURES ?? fileURLToPath(new URL("../../fixtures/hooks", import.meta.url));
 const LEFTOVER_WAIT_MS = 1000;
+// How the harness confined this process (set by adapters/isolation.py, which owns it).
+const ISOLATION_ENV = "HANZO_CONFORMANCE_ISOLATION";
 
 /**
  * Files under `dir` (recursively) whose name ends with `suffix`, sorted.
@@ -37,9 +39,37 @@ function alive(pid) {
   }
 }
 
+/**
+ * This platform's other processes that the case left. As the init of the PID namespace
+ * the harness made for it (adapters/isolation.py owns HANZO_CONFORMANCE_ISOLATION):
+ * every process of that namespace. Else (no namespaces, or the native vector runner):
+ * every process whose working directory is in the case root (hooks start in their own
+ * sessions, so no session of ours holds them). Never a list a hook could write (a
+ * forged one would have this kill any pid); a process that changes its directory away
+ * escapes the count where there is no namespace.
+ * @param {string} root
+ * @returns {number[]}
+ */
+function others(root) {
+  const me = process.pid;
+  const everything = process.env[ISOLATION_ENV] === "namespace" && me === 1;
+  return readdirSync("/proc")
+    .filter((name) => /^[0-9]+$/.test(name) && Number(name) !== me)
+    .filter((name) => {
+      if (everything) return true;
+      try {
+        const cwd = readlinkSync(`/proc/${name}/cwd`);
+        return cwd === root || cwd.startsWith(`${root}/`);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
 /** @param {string} root */
 async function leftovers(root) {
-  const pids = filesEnding(root, ".pids").flatMap((f) => readFileSync(f, "utf8").split(/\s+/).filter(Boolean).map(Number));
+  const pids = others(root);
   const deadline = Date.now() + LEFTOVER_WAIT_MS;
   let living = pids.filter(alive);
   while (living.length > 0 && Date.now() < deadline) {

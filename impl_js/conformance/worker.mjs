@@ -22,6 +22,10 @@
 
 import { readFileSync } from "node:fs";
 
+// SIGUSR1 would open Node's inspector on 127.0.0.1:9229, into which any local
+// process (a hook: `kill -USR1 $PPID`) could then send code. A listener replaces that.
+process.on("SIGUSR1", () => {});
+
 const PROTOCOL_VERSIONS = [1];
 const IMPL_ROOT = new URL("../", import.meta.url);
 

@@ -2,8 +2,9 @@
 
 ``{root}`` (the case root) and ``{fixtures}`` (fixtures/hooks/) are replaced in hook
 commands, ``cwd`` and ``env`` values. What each ``record`` fixture wrote becomes
-``saw``; processes whose pids the ``sleeper``/``daemon`` fixtures wrote and that
-are still alive after the run are counted in ``leftover_processes`` (then killed).
+``saw``; the processes the case left alive after the run (in the platform's PID
+namespace, or working in the case root: ``_others``) are counted in
+``leftover_processes`` (then killed).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ FIXTURES = os.environ.get(
     "HANZO_HOOK_FIXTURES", str(Path(__file__).resolve().parents[2] / "fixtures" / "hooks")
 )
 LEFTOVER_WAIT_S = 1.0
+# How the harness confined this process (set by adapters/isolation.py, which owns it).
+ISOLATION_ENV = "HANZO_CONFORMANCE_ISOLATION"
 
 
 def _bad(message: str) -> ValueError:
@@ -43,10 +46,35 @@ def _alive(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[0] not in ("Z", "X")
 
 
+def _others(root: str) -> list[int]:
+    """This platform's other processes that the case left (zombies included; the caller
+    filters). As the init of the PID namespace the harness made for it
+    (adapters/isolation.py ``ISOLATION_ENV``): every process of that namespace. Else
+    (no namespaces, or the layer driven directly by a native vector runner): every
+    process whose working directory is in the case root (hooks start in their own
+    sessions, so no session of ours holds them). Never a list a hook could write (a
+    forged one would have this kill any pid); a process that changes its directory
+    away escapes the count where there is no namespace."""
+    me = os.getpid()
+    everything = os.environ.get(ISOLATION_ENV) == "namespace" and me == 1
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == me:
+            continue
+        if not everything:
+            try:
+                cwd = os.readlink(f"/proc/{name}/cwd")
+            except OSError:
+                continue
+            if cwd != root and not cwd.startswith(root + "/"):
+                continue
+        found.append(int(name))
+    return found
+
+
 def _leftovers(root: str) -> int:
-    pids = [int(p) for f in Path(root).rglob("*.pids") for p in f.read_text().split()]
     deadline = time.monotonic() + LEFTOVER_WAIT_S
-    alive = [p for p in pids if _alive(p)]
+    alive = [p for p in _others(root) if _alive(p)]
     while alive and time.monotonic() < deadline:
         time.sleep(0.01)
         alive = [p for p in alive if _alive(p)]

@@ -12,7 +12,11 @@ such everywhere, never as a pass), and the gate fails on anything else:
 
 A **case entry** records how one case fails: the differing JSON pointers, the
 contract error code the platform returns, or a crash and its cause (``{"crash":
-"TypeError"}``; ``{"crash": true}``, any cause, is what a message naming none gets).
+"TypeError"}``; ``{"crash": true}``, any cause, is what a message naming none gets);
+or the fields a partial answer lacks (``{"absent": [...]}``: the platform declared
+them absent, docs/protocol.md). A partial result an entry records stays ``partial``
+(with the entry as its ``expectation``): it is counted and shown as partial, and the
+gate passes it; one no entry records fails the gate.
 A **cluster entry** covers one systematic difference (its cluster key, pointer pattern
 + kind: ``runners/judge/keys.py``) and lists every case it covers; each listed case
 must still diverge in that cluster. A crash is a cluster by its cause (kind ``crash
@@ -160,6 +164,8 @@ def _today() -> datetime.date:
 
 def _signature(result: Mapping[str, Any], ignore: set[tuple[str, str]]) -> dict[str, Any]:
     """How a result fails, in a case entry's terms (divergences in ``ignore`` clusters aside)."""
+    if result["status"] == "partial":
+        return {"absent": sorted(result.get("absent", ()))}
     rest = [d for d in divergences(result) if (d.pattern, d.kind) not in ignore]
     if not rest:
         return {"pointers": []}
@@ -412,8 +418,9 @@ def _judge_expected(result: dict[str, Any], key: str, cover: _Coverage, applied:
         matched = False  # divergences outside every recorded cluster: unexpected
     if matched:
         entries = [*([cover.case_entry] if cover.case_entry else []), *cover.cluster_entries]
-        result["expected_status"] = result["status"]
-        result["status"] = "xfail"
+        if result["status"] != "partial":  # a recorded partial stays partial, never xfail
+            result["expected_status"] = result["status"]
+            result["status"] = "xfail"
         result["expectation"] = {
             "ledger": str(ledger.path),
             "entries": [e.index for e in entries],
@@ -421,11 +428,20 @@ def _judge_expected(result: dict[str, Any], key: str, cover: _Coverage, applied:
         }
 
 
+def unjudged(result: dict[str, Any]) -> None:
+    """Undo ``LedgerGate.judge`` on a saved result (in place): an ``xfail`` is its status
+    before the ledgers again (``merge`` judges the shards' results again)."""
+    if "expected_status" in result:
+        result["status"] = result.pop("expected_status")
+    result.pop("expectation", None)
+
+
 def _normalized(fails: Mapping[str, Any]) -> dict[str, Any]:
     """A case entry's ``fails`` as ``_signature`` spells it (pointers sorted)."""
     out = dict(fails)
-    if "pointers" in out:
-        out["pointers"] = sorted(out["pointers"])
+    for key in ("pointers", "absent"):
+        if key in out:
+            out[key] = sorted(out[key])
     return out
 
 
@@ -450,7 +466,7 @@ def ledger_from_results(
         r
         for r in doc["results"]
         if r["platform"] == platform
-        and r["status"] in ("fail", "error", "xfail")
+        and r["status"] in ("fail", "error", "xfail", "partial")
         and not (r["status"] == "error" and result_crash_kind(r) in PLATFORM_FAILURES)
     ]
     by_key: dict[tuple[str, str], list[Mapping[str, Any]]] = {}

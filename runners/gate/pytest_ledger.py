@@ -118,6 +118,6 @@ def judge(config: pytest.Config, outcome: Outcome, case: Case) -> str | None:
     ]
     if problems:
         raise LedgerProblem("\n".join(p.message for p in problems))
-    if result["status"] == "xfail":
+    if result["status"] == "xfail" or (result["status"] == "partial" and "expectation" in result):
         return str(result["expectation"]["reason"])
     return None

@@ -4,7 +4,9 @@ Exit codes (README "Exit codes"; ``hanzo-conformance run`` and ``pytest`` agree)
 
 ====  ==============================================================================
 0     every case as expected: passes, plus divergences the ledgers record (xfail)
-1     an unexpected divergence (fail or error), a ledger problem (stale,
+      and partial answers they record
+1     an unexpected divergence (fail or error), a partial answer no ledger
+      records (fields the platform declared absent), a ledger problem (stale,
       changed, expired, or naming a case, hash or platform that does not exist),
       or, for ``report``, results of an interrupted run (cases ``not_run``)
 2     usage error: bad arguments, an invalid vector file, ledger or results file,
@@ -36,11 +38,18 @@ def exit_code(doc: Mapping[str, Any]) -> int:
         return EXIT_DIVERGED
     if summary.get("not_run"):
         return EXIT_DIVERGED
+    if summary.get("partial_unrecorded"):
+        return EXIT_DIVERGED  # not compared is not a pass (docs/protocol.md, partial answers)
     return EXIT_OK
 
 
 def in_shard(domain: str, case: str, shard: tuple[int, int]) -> bool:
     """Whether a case belongs to shard ``i/n``: by a hash of its id, stable as cases are added."""
     index, count = shard
+    return shard_of(domain, case, count) == index
+
+
+def shard_of(domain: str, case: str, count: int) -> int:
+    """The shard ``i`` (1 to ``count``) a case belongs to (``in_shard``'s rule)."""
     digest = hashlib.sha256(case_key(domain, case).encode()).digest()
-    return int.from_bytes(digest[:8], "big") % count == index - 1
+    return int.from_bytes(digest[:8], "big") % count + 1

@@ -92,7 +92,7 @@ def answer_causes(
     case = Case(
         domain, "generated", "", (), GENERATED, (), case_input, expected.get("output"), error
     )
-    differences, violations = judge_response(case, actual, rules, None, align, pairs_first)
+    differences, violations, _ = judge_response(case, actual, rules, None, align, pairs_first)
     result = {
         "domain": domain,
         "status": "fail",

@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .._textsafe import bound, shown
 from .crashes import is_crash
@@ -236,12 +236,27 @@ def reproducer_lines(c: Cluster, width: int = 160) -> list[str]:
     return lines
 
 
-def render_clusters(cluster_list: Sequence[Cluster], limit: int = 12) -> str:
-    """The text report's "divergences by cause" section."""
+def render_clusters(
+    cluster_list: Sequence[Cluster],
+    limit: int | None = 12,
+    marks: ClusterMarks | None = None,
+    rest: str = "see --format json",
+) -> str:
+    """The text report's "divergences by cause" section: the first ``limit`` clusters
+    (None: all), ``rest`` saying where the others are. With ``marks``
+    (``runners/judge/marks.py``), each cluster's marked clauses are shown and one
+    touching a security-relevant clause is never cut (the caller orders them first)."""
     if not cluster_list:
         return ""
-    lines = ["divergences by cause (largest first):"]
-    for c in cluster_list[:limit]:
+    kept = [
+        c
+        for i, c in enumerate(cluster_list)
+        if limit is None or i < limit or (marks is not None and marks.security(c))
+    ]
+    first = marks is not None and any(marks.security(c) for c in kept)
+    order = "security-relevant first, then largest first" if first else "largest first"
+    lines = [f"divergences by cause ({order}):"]
+    for c in kept:
         where = c.pattern or "(whole output)"
         n = c.size
         ledgered = ""
@@ -253,6 +268,8 @@ def render_clusters(cluster_list: Sequence[Cluster], limit: int = 12) -> str:
         )
         if c.other_clauses:
             lines.append(f"      also cited by some cases: {_clause_list(c.other_clauses)}")
+        if marks is not None:
+            lines.extend(f"      {bound(note, 400)}" for note in marks.notes(c))
         lines.append(f"      {_example_line(c)}")
         if c.violations and c.violation is not None:
             lines.append(
@@ -262,9 +279,27 @@ def render_clusters(cluster_list: Sequence[Cluster], limit: int = 12) -> str:
         more = f" and {n - 3} more" if n > 3 else ""
         lines.append(f"      cases: {', '.join(c.cases[:3])}{more}")
         lines.extend(f"      {line}" for line in reproducer_lines(c))
-    if len(cluster_list) > limit:
-        lines.append(f"  … {len(cluster_list) - limit} smaller clusters (see --format json)")
+    if len(cluster_list) > len(kept):
+        lines.append(f"  … {len(cluster_list) - len(kept)} smaller clusters ({rest})")
     return "\n".join(lines)
+
+
+def unannotated(r: dict[str, Any]) -> None:
+    """Take ``annotate_result``'s cluster ids off a result again (in place): a saved result
+    as it was before (``merge`` judges the shards' results again)."""
+    r.pop("cluster", None)
+    for d in r.get("diff", ()):
+        d.pop("cluster", None)
+    for s in r.get("schema_errors", ()):
+        s.pop("cluster", None)
+
+
+class ClusterMarks(Protocol):
+    """What ``render_clusters`` asks of a cluster's marked clauses (``marks.MarkTally``)."""
+
+    def security(self, c: Cluster) -> list[str]: ...
+
+    def notes(self, c: Cluster) -> list[str]: ...
 
 
 def annotate_result(r: dict[str, Any]) -> None:

@@ -1,21 +1,32 @@
-"""Judge one case on one platform: pass, fail, error or skip."""
+"""Judge one case on one platform: pass, partial, fail, error or skip."""
 
 from __future__ import annotations
 
+import copy
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, overload
+from typing import Any, Literal, NamedTuple, overload
 
 from adapters._json import same_json
-from adapters.protocol import ErrorAsExpected, OutputAsExpected
+from adapters.protocol import ABSENT, ErrorAsExpected, OutputAsExpected
 
 from ..vectors.load import Case
+from ..vectors.pointer import is_index, parse
 from ..vectors.schemas import domain_schema, pointer
 from .compare import MISSING, Difference, diff, rules_for
 
-Status = Literal["pass", "fail", "error", "skip", "not_run"]
-SEVERITY: dict[Status, int] = {"pass": 0, "skip": 1, "not_run": 1, "fail": 2, "error": 3}
+# partial: the output the platform has matched, but fields it declared absent were not
+# compared (docs/protocol.md, "Partial answers"): never a pass.
+Status = Literal["pass", "partial", "fail", "error", "skip", "not_run"]
+SEVERITY: dict[Status, int] = {
+    "pass": 0,
+    "partial": 1,
+    "skip": 1,
+    "not_run": 1,
+    "fail": 2,
+    "error": 3,
+}
 
 
 @dataclass(frozen=True)
@@ -52,6 +63,7 @@ class Outcome:
     detail: str | None = None
     variant: str | None = field(default=None)  # for an error: the chunking it happened on
     input: Any = MISSING  # the case's input, for reports
+    absent: tuple[str, ...] = ()  # declared-absent fields the case expects: not compared
 
     # Written out because one outcome is made per case and platform: the frozen
     # dataclass __init__ sets the twelve fields one object.__setattr__ at a time,
@@ -71,6 +83,7 @@ class Outcome:
         detail: str | None = None,
         variant: str | None = None,
         input: Any = MISSING,
+        absent: tuple[str, ...] = (),
     ) -> None:
         object.__setattr__(
             self,
@@ -88,6 +101,7 @@ class Outcome:
                 "detail": detail,
                 "variant": variant,
                 "input": input,
+                "absent": absent,
             },
         )
 
@@ -101,7 +115,9 @@ class Outcome:
             "platform": fields["platform"],
             "status": status,
         }
-        if (status == "fail" or status == "error") and fields["input"] is not MISSING:
+        if (status == "fail" or status == "error" or status == "partial") and fields[
+            "input"
+        ] is not MISSING:
             out["input"] = fields["input"]
         actual = fields["actual"]
         if actual is not MISSING:
@@ -116,6 +132,8 @@ class Outcome:
             out["detail"] = fields["detail"]
         if fields["variant"] is not None:
             out["variant"] = fields["variant"]
+        if fields["absent"]:
+            out["absent"] = list(fields["absent"])
         return out
 
 
@@ -162,6 +180,7 @@ def passed(case: Case, platform: str, actual: Any) -> Outcome:
             "detail": None,
             "variant": None,
             "input": case.input,
+            "absent": (),
         },
     )
     return outcome
@@ -258,6 +277,15 @@ def _actual(response: Mapping[str, Any]) -> Any:
     return MISSING
 
 
+class Judged(NamedTuple):
+    """What ``judge_response`` finds in one answer."""
+
+    differences: list[Difference]
+    violations: list[SchemaViolation]
+    not_compared: tuple[str, ...]
+    """The declared-absent fields (as declared) that the expected output has: not compared."""
+
+
 def judge_response(
     case: Case,
     response: Mapping[str, Any],
@@ -265,30 +293,110 @@ def judge_response(
     variant: str | None,
     align: bool = True,
     pairs_first: bool = True,
-) -> tuple[list[Difference], list[SchemaViolation]]:
+    absent: Sequence[str] = (),
+) -> Judged:
     """Differences and schema violations of one response (a crash is handled by the caller):
     the one judgement of an answer, ``run``'s, the pytest plugin's and ``generate``'s
     (``runners.generate.known.answer_causes``). Arrays of different lengths are aligned
     (``runners.judge.compare.diff``; ``pairs_first``: which of two equally good alignments);
-    ``generate`` also reads them position by position (``align=False``)."""
+    ``generate`` also reads them position by position (``align=False``).
+
+    Partial answers (docs/protocol.md): the fields the platform declared absent for the
+    domain (``absent``, from its handshake) or in this answer (its ``absent``) are taken
+    out of the expected output, and the rest is compared. The actual output must not hold
+    them (a value there is an ``extra`` difference: the platform said it has none, so a
+    value is the worker's invention); the output schema is checked with the expected
+    values standing in for them, so only the fields the platform has are judged.
+    ``not_compared`` names the declared fields the case expects: with no difference the
+    case is ``partial``, never ``pass``."""
     if case.expects_error or "error" in response:
         want = {"error": case.error} if case.expects_error else {"output": case.expected}
         got = _envelope(response)
-        return ([], []) if got == want else ([Difference("", want, got, variant)], [])
+        return Judged([] if got == want else [Difference("", want, got, variant)], [], ())
     output = response.get("output")
+    expected, checked = case.expected, output
+    not_compared: tuple[str, ...] = ()
+    declared = response.get(ABSENT)
+    if absent or declared:
+        expected, checked, not_compared = without_absent(
+            case.expected, output, (*absent, *(declared or ()))
+        )
     schema = domain_schema(case.domain)
     violations = []
     if schema is not None:
         violations = [
             SchemaViolation(pointer(e.absolute_path), e.message, variant)
-            for e in schema.output.iter_errors(output)
+            for e in schema.output.iter_errors(checked)
         ]
     differences = [
         Difference(d.pointer, d.expected, d.actual, variant)
         # Aligned: a dropped or extra element is one difference, not a shift of the rest.
-        for d in diff(case.expected, output, rules_for(rules, case.input), align, pairs_first)
+        for d in diff(expected, output, rules_for(rules, case.input), align, pairs_first)
     ]
-    return differences, violations
+    return Judged(differences, violations, not_compared)
+
+
+def _members(document: Any, segments: Sequence[str]) -> Iterator[list[str | int]]:
+    """The concrete paths in ``document`` that name an object member matching the
+    declared field ``segments`` (``*``: every member of an array or object on the way)."""
+    if not segments:
+        return
+    head, rest = segments[0], segments[1:]
+    if isinstance(document, dict):
+        keys: Iterable[str | int] = document if head == "*" else [head] if head in document else []
+    elif isinstance(document, list) and rest:
+        if head == "*":
+            keys = range(len(document))
+        else:
+            keys = [int(head)] if is_index(head) and int(head) < len(document) else []
+    else:
+        return
+    for key in keys:
+        if not rest:
+            yield [key]
+        else:
+            for tail in _members(document[key], rest):
+                yield [key, *tail]
+
+
+def without_absent(
+    expected: Any, actual: Any, declared: Iterable[str]
+) -> tuple[Any, Any, tuple[str, ...]]:
+    """(the expected output without the declared fields, the actual output with the
+    expected values in their place where it lacks them (for the schema check only), the
+    declared fields the expected output has), as ``judge_response`` compares a partial
+    answer. A field's last segment names an object member; the originals are not changed."""
+    paths: list[list[str | int]] = []
+    found: list[str] = []
+    for field_pointer in dict.fromkeys(declared):
+        matched = list(_members(expected, parse(field_pointer)))
+        if matched:
+            found.append(field_pointer)
+            paths.extend(matched)
+    if not paths:
+        return expected, actual, ()
+    expected_rest = copy.deepcopy(expected)
+    filled = copy.deepcopy(actual)
+    for path in paths:
+        holder, value = expected_rest, expected
+        for key in path[:-1]:
+            value = value[key]
+            # A field inside one declared before it is gone already (None).
+            if isinstance(holder, dict):
+                holder = holder.get(key)
+            elif isinstance(holder, list) and isinstance(key, int):
+                holder = holder[key]
+        if isinstance(holder, dict):
+            holder.pop(path[-1], None)
+        into = filled
+        for key in path[:-1]:
+            if isinstance(into, list):
+                into = into[key] if isinstance(key, int) and key < len(into) else None
+            else:
+                into = into.get(key) if isinstance(into, dict) else None
+        if isinstance(into, dict) and path[-1] not in into:
+            into[path[-1]] = value[path[-1]]
+    return expected_rest, filled, tuple(sorted(found))
 
 
 def expected_error(code: str | None, error: Any) -> bool:
@@ -368,28 +476,40 @@ class Judgement:
     __slots__ = (
         "_exact_is_pass",
         "_judged",
+        "absent",
         "actual",
         "case",
         "differences",
         "final",
+        "not_compared",
         "platform",
         "rules",
         "unanswered",
         "violations",
     )
 
-    def __init__(self, case: Case, platform: str, rules: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(
+        self,
+        case: Case,
+        platform: str,
+        rules: Sequence[Mapping[str, Any]],
+        absent: tuple[str, ...] = (),
+    ) -> None:
         self.case = case
         self.platform = platform
         self.rules = rules
+        # The fields the platform declared absent for the case's domain (its handshake).
+        self.absent = absent
+        self.not_compared: tuple[str, ...] = ()
         self.actual: Any = MISSING
         self.final: Outcome | None = None  # a crash or skip: nothing later changes it
         self.differences: list[Difference] = _NONE
         self.violations: list[SchemaViolation] = _NONE
         # Chunkings of one case mostly answer alike: judge each distinct answer once.
-        self._judged: dict[str, tuple[list[Difference], list[SchemaViolation]]] | None = None
-        # No rule applies to this case: known at once without rules, else lazily.
-        self._exact_is_pass: bool | None = None if rules else True
+        self._judged: dict[str, Judged] | None = None
+        # No rule applies to this case (and no field is declared absent): known at once
+        # without rules, else lazily.
+        self._exact_is_pass: bool | None = False if absent else None if rules else True
         # For the runner (runners.run.batches.run_cases): requests made and not yet answered,
         # plus one while its variants are still being made; 0 means the outcome is whole.
         self.unanswered = 1
@@ -441,7 +561,12 @@ class Judgement:
                 input=case.input,
             )
             return
-        if "output" in response and not case.expects_error and self._exact_pass(response):
+        if (
+            "output" in response
+            and not case.expects_error
+            and ABSENT not in response
+            and self._exact_pass(response)
+        ):
             return
         if case.expects_error and expected_error(case.error, response.get("error")):
             return
@@ -461,13 +586,19 @@ class Judgement:
             )
             return
         answer = json.dumps(
-            [response.get("output"), response.get("error")], sort_keys=True, default=repr
+            [response.get("output"), response.get("error"), response.get(ABSENT)],
+            sort_keys=True,
+            default=repr,
         )
         if self._judged is None:
             self._judged = {}
         if answer not in self._judged:
-            self._judged[answer] = judge_response(case, response, self.rules, None)
-        d, v = self._judged[answer]
+            self._judged[answer] = judge_response(
+                case, response, self.rules, None, absent=self.absent
+            )
+        d, v, not_compared = self._judged[answer]
+        if not_compared:
+            self.not_compared = tuple(sorted({*self.not_compared, *not_compared}))
         if d:
             if self.differences is _NONE:
                 self.differences = []
@@ -498,6 +629,18 @@ class Judgement:
             return self.final
         case = self.case
         differences, violations = self.differences, self.violations
+        if self.not_compared and not differences and not violations:
+            # The fields the platform has match; the ones it lacks were not compared.
+            return Outcome(
+                case.domain,
+                case.id,
+                case.content_hash(),
+                self.platform,
+                "partial",
+                self.actual,
+                input=case.input,
+                absent=self.not_compared,
+            )
         if differences is _NONE and violations is _NONE:  # a pass: nothing to copy
             return Outcome(
                 case.domain,
@@ -524,6 +667,7 @@ class Judgement:
             tuple(differences),
             tuple(violations),
             input=case.input,
+            absent=self.not_compared,
         )
 
 
@@ -532,9 +676,10 @@ def judge(
     platform: str,
     responses: Sequence[tuple[str | None, Mapping[str, Any]]],
     rules: Sequence[Mapping[str, Any]],
+    absent: tuple[str, ...] = (),
 ) -> Outcome:
     """Combine the responses for a case and its variants (the original first) into one outcome."""
-    judgement = Judgement(case, platform, rules)
+    judgement = Judgement(case, platform, rules, absent)
     for variant, response in responses:
         judgement.add(variant, response)
     return judgement.outcome()

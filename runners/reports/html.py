@@ -4,7 +4,10 @@ A coloured domain x platform grid, filters by domain, platform, tag, status and
 text, a case list rendered a page at a time (usable at 10,000 cases), and for
 the chosen case its description, clauses, input, expected output, each platform's
 actual output and a readable diff (each differing pointer, and a line diff of the
-pretty-printed JSON). The results are embedded as JSON; the page's script renders them.
+pretty-printed JSON). Clusters touching a security-relevant clause are listed first
+and marked; the clauses that depart from HIP-301 (or fill a gap in it) are listed with
+why, and a case on one says so. The results are embedded as JSON; the page's script
+renders them.
 """
 
 from __future__ import annotations
@@ -15,6 +18,9 @@ from typing import Any
 
 from ..judge.clusters import clusters
 from ..judge.keys import case_key
+from ..judge.marks import ClauseMarks, tally_of
+from ..vectors.clauses import SECURITY
+from . import skips
 
 # Per embedded value; the page shows the elided size. Keeps a report of 10,000 cases
 # with a runaway output loadable.
@@ -33,7 +39,7 @@ def page_data(doc: Mapping[str, Any]) -> dict[str, Any]:
     results = []
     for r in doc["results"]:
         slim = {k: r[k] for k in ("domain", "case", "platform", "status") if k in r}
-        for key in ("message", "detail", "variant", "expectation"):
+        for key in ("message", "detail", "variant", "expectation", "absent"):
             if key in r:
                 slim[key] = r[key]
         if r["status"] != "pass":
@@ -50,10 +56,17 @@ def page_data(doc: Mapping[str, Any]) -> dict[str, Any]:
         cases[key] = {k: _capped(v) if k in ("input", "expected") else v for k, v in info.items()}
     for r in doc["results"]:  # a results file without case records still lists its cases
         cases.setdefault(case_key(r["domain"], r["case"]), {"description": "", "clauses": []})
+    marks = ClauseMarks.from_summary(doc["summary"])
+    for key, info in cases.items():
+        notes = marks.notes(key.rpartition("::")[0], info.get("clauses", ()))
+        if notes:
+            info["marks"] = list(notes)
     summary = {k: v for k, v in doc["summary"].items() if k not in ("matrix", "clusters")}
+    summary.update(skips.groups(doc))  # a file from before the groups: made from its results
+    touched = tally_of(doc["results"], doc.get("cases"), marks)
     causes = []
-    for c in clusters(doc["results"], doc.get("cases")):
-        cause = {**c.to_json(), "members": c.cases}
+    for c in touched.ordered(clusters(doc["results"], doc.get("cases"))):
+        cause = {**touched.to_json(c), "members": c.cases, "notes": touched.notes(c)}
         if c.reproducer is not None:  # bounded as the page's other values are
             cause["reproducer"] = {
                 k: v if k == "case" else _capped(v) for k, v in c.reproducer.items()
@@ -65,7 +78,37 @@ def page_data(doc: Mapping[str, Any]) -> dict[str, Any]:
         "results": results,
         "cases": cases,
         "clusters": causes,
+        "marked": _marked(doc, cases),
     }
+
+
+def _marked(doc: Mapping[str, Any], cases: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each marked clause of the run's domains, with the cases citing it that diverged."""
+    diverged = {
+        case_key(r["domain"], r["case"])
+        for r in doc["results"]
+        if r["status"] in ("fail", "error", "xfail")
+    }
+    listed = []
+    for key, markers in doc["summary"].get("marked_clauses", {}).items():
+        domain, _, clause = key.rpartition("::")
+        citing = [
+            k
+            for k, info in cases.items()
+            if k in diverged
+            and k.rpartition("::")[0] == domain
+            and clause in info.get("clauses", ())
+        ]
+        listed.append(
+            {
+                "domain": domain,
+                "clause": clause,
+                "markers": markers,
+                "security": any(m["kind"] == SECURITY for m in markers),
+                "diverged": citing,
+            }
+        )
+    return listed
 
 
 def render_html(doc: Mapping[str, Any]) -> str:
@@ -99,7 +142,8 @@ ul#cases li:hover,ul#cases li.sel{background:#e8f0fe}
 .badge{display:inline-block;padding:0 5px;border-radius:3px;font-size:12px;margin-right:3px}
 .s-pass{background:#2da44e;color:#fff}.s-fail{background:#cf222e;color:#fff}
 .s-error{background:#8250df;color:#fff}.s-xfail{background:#d4a72c;color:#000}
-.s-skip,.s-not_run{background:#8c959f;color:#fff}
+.s-skip,.s-not_run{background:#8c959f;color:#fff}.s-partial{background:#54aeff;color:#000}
+.part{background:#ddf4ff}
 pre{background:#f6f8fa;border:1px solid #ddd;padding:8px;overflow:auto;max-height:320px;
 white-space:pre-wrap;word-break:break-all}
 .diffline-del{background:#ffebe9;display:block}.diffline-add{background:#dafbe1;display:block}
@@ -107,6 +151,10 @@ td.del{background:#ffebe9;font-family:monospace}td.add{background:#dafbe1;font-f
 table.ptr{border-collapse:collapse;width:100%}
 table.ptr td,table.ptr th{border:1px solid #ddd;padding:3px 6px;vertical-align:top;text-align:left}
 .muted{color:#57606a}
+.security{background:#cf222e;color:#fff}.hip{background:#0969da;color:#fff}
+tr.sec td{background:#fff0f0}
+p.mark{margin:2px 0;padding:2px 6px;border-left:3px solid #0969da}
+p.mark.sec{border-left-color:#cf222e}
 button{padding:3px 8px}
 </style></head>
 <body>
@@ -116,13 +164,14 @@ button{padding:3px 8px}
   <table class="grid" id="grid"></table>
   <div id="gate"></div>
   <details id="causes-box" open><summary>divergences by cause</summary><table class="ptr" id="causes"></table></details>
+  <details id="marked-box"><summary>clauses that depart from HIP-301 or are security-relevant</summary><table class="ptr" id="marked"></table></details>
   <div class="filters">
     <select id="f-domain"><option value="">every domain</option></select>
     <select id="f-platform"><option value="">every platform</option></select>
     <select id="f-tag"><option value="">every tag</option></select>
     <select id="f-status"><option value="">every status</option>
       <option value="diverged" selected>diverged (fail, error, xfail)</option>
-      <option>pass</option><option>fail</option><option>error</option><option>xfail</option>
+      <option>pass</option><option>partial</option><option>fail</option><option>error</option><option>xfail</option>
       <option>skip</option><option>not_run</option></select>
     <input id="f-text" placeholder="case id or text" size="16">
   </div>
@@ -167,14 +216,16 @@ for (const [id, values] of [["f-domain", domains], ["f-platform", platforms], ["
 
 const s = D.summary;
 const problems = (s.expectations && s.expectations.problems) || [];
-$("verdict").textContent = (s.not_run ? "INTERRUPTED" : s.diverged ? "DIVERGED" : problems.length ? "GATE FAILED" : "OK") +
-  ": " + s.total + " results: " + ["pass", "fail", "error", "xfail", "skip"].map((k) => (s[k] || 0) + " " + k).join(", ") +
+$("verdict").textContent = (s.not_run ? "INTERRUPTED" : s.diverged ? "DIVERGED" : problems.length ? "GATE FAILED" : s.partial_unrecorded ? "PARTIAL" : "OK") +
+  ": " + s.total + " results: " + ["pass", "partial", "fail", "error", "xfail", "skip"].map((k) => (s[k] || 0) + " " + k).join(", ") +
   (s.not_run ? ", " + s.not_run + " not run" : "") +
-  (s.run ? " · vectors " + s.run.vectors.version : "");
+  (s.run ? " · vectors " + s.run.vectors.version : "") +
+  (s.run && s.run.isolation ? " · isolation: " + s.run.isolation : "");
 
 function gridClass(c) {
   if ((c.fail || 0) + (c.error || 0)) return "bad";
   if (c.xfail) return "xf";
+  if (c.partial) return "part";
   if (!c.pass && c.skip) return "skip";
   return "ok";
 }
@@ -185,8 +236,8 @@ function renderGrid() {
     const row = el("tr", {}, el("th", {}, d));
     for (const p of platforms) {
       const c = D.matrix[d][p] || {};
-      const ran = (c.pass || 0) + (c.fail || 0) + (c.error || 0) + (c.xfail || 0);
-      const bad = ["fail", "error", "xfail", "not_run"].filter((k) => c[k]).map((k) => c[k] + " " + k).join(", ");
+      const ran = (c.pass || 0) + (c.partial || 0) + (c.fail || 0) + (c.error || 0) + (c.xfail || 0);
+      const bad = ["partial", "fail", "error", "xfail", "not_run"].filter((k) => c[k]).map((k) => c[k] + " " + k).join(", ");
       const text = ran || c.not_run ? (c.pass || 0) + "/" + (ran + (c.not_run || 0)) + (bad ? " (" + bad + ")" : "") : (D.summary.platforms[p].domains || []).includes(d) ? "not applicable" : "not implemented";
       row.append(el("td", {class: gridClass(c), title: "show " + d + " on " + p,
         onclick: () => { causeFilter = null; $("f-domain").value = d; $("f-platform").value = p; $("f-status").value = ""; apply(); }}, text));
@@ -263,6 +314,7 @@ function select(key, li) {
   box.replaceChildren(el("h2", {}, key));
   if (info.description) box.append(el("p", {}, esc(info.description)));
   if (info.clauses && info.clauses.length) box.append(el("p", {class: "muted"}, "clauses: " + info.clauses.join(", ") + (info.tags && info.tags.length ? " · tags: " + info.tags.join(", ") : "")));
+  for (const m of info.marks || []) box.append(el("p", {class: "mark" + (m.includes(" security-relevant: ") ? " sec" : "")}, esc(m)));
   if ("input" in info) box.append(el("h3", {}, "input"), el("pre", {}, show(info.input)));
   const expected = expectedOf(info);
   if (expected !== undefined) box.append(el("h3", {}, "expected"), el("pre", {class: "expected"}, show(expected)));
@@ -271,6 +323,8 @@ function select(key, li) {
     sec.append(el("h3", {}, el("span", {class: "badge s-" + r.status}, r.status), r.platform));
     if (r.expectation) sec.append(el("p", {class: "muted"}, "expected by the ledger: " + r.expectation.reason));
     if (r.message) sec.append(el("p", {}, esc(r.message)));
+    if (r.absent) sec.append(el("p", {class: "absent"}, "not compared (declared absent): " + r.absent.map(esc).join(", ") +
+      (r.status === "partial" ? "; the fields it has match: partial, never a pass" : "")));
     if (r.status === "pass") { sec.append(el("p", {class: "muted"}, "output equals the expected output")); box.append(sec); continue; }
     const actual = actualOf(r, info);
     if (r.diff && r.diff.length) {
@@ -319,18 +373,32 @@ function renderGate() {
     for (const p of problems) ul.append(el("li", {}, p.kind.toUpperCase() + ": " + esc(p.message)));
     box.append(el("h3", {}, "expectations ledger problems"), ul);
   }
+  // Why cases were not compared, grouped: skip reasons, then the fields partial answers lack.
+  for (const [kind, title] of [["skips", "skipped, by reason"], ["partials", "partial answers (fields declared absent, not compared)"]]) {
+    const groups = s[kind] || [];
+    if (!groups.length) continue;
+    const t = el("table", {class: "ptr " + kind}, el("tr", {}, el("th", {}, "platform"), el("th", {}, "domain"), el("th", {}, "cases"),
+      el("th", {}, kind === "skips" ? "reason" : "not compared"), el("th", {}, "e.g.")));
+    for (const g of groups) t.append(el("tr", {}, el("td", {}, g.platform), el("td", {}, g.domain), el("td", {}, g.count),
+      el("td", {}, esc(kind === "skips" ? g.reason : g.absent.join(", "))), el("td", {}, g.cases.join(", "))));
+    box.append(el("h3", {}, title), t);
+  }
   if (s.triage && s.triage.length) {
     const ul = el("ul", {class: "triage"});
     for (const t of s.triage) ul.append(el("li", {}, t.domain + "::" + t.case + ": " + t.message));
     box.append(el("h3", {}, "triage: suspect the vector or the reference"), ul);
   }
+  renderMarked();
   const t = $("causes");
   if (!D.clusters.length) { $("causes-box").hidden = true; return; }
   t.append(el("tr", {}, el("th", {}, "platform"), el("th", {}, "cases"), el("th", {}, "where"), el("th", {}, "kind"), el("th", {}, "clauses")));
+  // Security-relevant clusters come first (the page data is ordered so) and are marked.
   for (const c of D.clusters) {
-    t.append(el("tr", {class: "cause", title: "show these cases", style: "cursor:pointer",
+    const flags = [...(c.security ? [el("span", {class: "badge security", title: (c.notes || []).join("\n")}, "security " + c.security.join(", "))] : []),
+      ...(c.hip301 ? [el("span", {class: "badge hip", title: "departs from or fills a gap in HIP-301"}, "HIP-301 " + c.hip301.join(", "))] : [])];
+    t.append(el("tr", {class: "cause" + (c.security ? " sec" : ""), title: "show these cases", style: "cursor:pointer",
       onclick: () => { causeFilter = new Set(c.members); $("f-platform").value = c.platform; $("f-status").value = ""; apply(); }},
-      el("td", {}, c.platform), el("td", {}, c.cases), el("td", {}, c.pattern || "(whole output)"), el("td", {}, c.kind),
+      el("td", {}, c.platform), el("td", {}, c.cases), el("td", {}, c.pattern || "(whole output)"), el("td", {}, ...flags, c.kind),
       el("td", {}, c.clauses.slice(0, 6).join(", ") + (c.clauses.length > 6 ? ", …" : "")
         + (c.also_cited.length ? " (also cited by some cases: " + c.also_cited.join(", ") + ")" : ""))));
     const r = c.reproducer;
@@ -340,6 +408,25 @@ function renderGate() {
         if (part in r) box.append(el("h4", {}, part), el("pre", {}, show(r[part])));
       t.append(el("tr", {class: "reproducer"}, el("td", {colspan: "5"}, box)));
     }
+  }
+}
+// Every marked clause of the run's domains: how it departs from HIP-301 (or fills a gap
+// in it, or why it is security-relevant), and the cases citing it that diverged.
+function renderMarked() {
+  const t = $("marked");
+  if (!D.marked.length) { $("marked-box").hidden = true; return; }
+  if (D.marked.some((m) => m.diverged.length)) $("marked-box").open = true;
+  t.append(el("tr", {}, el("th", {}, "clause"), el("th", {}, "marker"), el("th", {}, "HIP-301"), el("th", {}, "why"), el("th", {}, "diverged")));
+  for (const m of D.marked) for (const k of m.markers) {
+    const hip = k.kind === "security" ? "" : ["HIP-301", k.section || "", k.quote ? "\u201c" + k.quote + "\u201d" : ""].join(" ").trim();
+    const row = el("tr", {class: "marked" + (k.kind === "security" ? " sec" : ""), "data-clause": m.domain + "::" + m.clause},
+      el("td", {}, m.domain + " " + m.clause), el("td", {}, k.kind), el("td", {}, hip), el("td", {}, esc(k.reason)),
+      el("td", {}, m.diverged.length ? m.diverged.length + " case" + (m.diverged.length > 1 ? "s" : "") : "-"));
+    if (m.diverged.length) {
+      row.style.cursor = "pointer"; row.title = "show these cases";
+      row.onclick = () => { causeFilter = new Set(m.diverged); $("f-platform").value = ""; $("f-status").value = ""; apply(); };
+    }
+    t.append(row);
   }
 }
 renderGrid();

@@ -1,12 +1,15 @@
 """The Markdown report: parity matrix, causes, then every divergence with its diff.
 
 Fit for a pull-request comment and for ``$GITHUB_STEP_SUMMARY`` (which takes at
-most 1 MiB): values are bounded like the text report's, and past
-``MAX_DIVERGENCES_SHOWN`` divergences the rest are counted, not shown.
+most 1 MiB): values are bounded like the text report's, and in the bounded view
+(stdout) past ``MAX_DIVERGENCES_SHOWN`` divergences the rest are counted, not shown;
+a report written to a file (``--output``) has every one. Clusters touching a
+security-relevant clause come first and are never cut (``runners/judge/marks.py``).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -14,6 +17,8 @@ from typing import Any
 from .._textsafe import bound, shown
 from ..judge.clusters import Cluster, clusters
 from ..judge.keys import case_key, violation_kind
+from ..judge.marks import ClauseMarks, MarkTally, tally_of
+from . import skips
 from .text import (
     STATUSES,
     _chunkings,
@@ -22,20 +27,28 @@ from .text import (
 )
 
 MAX_DIVERGENCES_SHOWN = 200
-_ICON = {"pass": "✅", "fail": "❌", "error": "💥", "xfail": "🟡", "skip": "⏭️", "not_run": "⏸️"}
+_ICON = {
+    "pass": "✅",
+    "partial": "🧩",
+    "fail": "❌",
+    "error": "💥",
+    "xfail": "🟡",
+    "skip": "⏭️",
+    "not_run": "⏸️",
+}
 
 
 def _cell(counts: Mapping[str, int], whole_skip: str) -> str:
-    ran = sum(counts.get(s, 0) for s in ("pass", "fail", "error", "xfail"))
+    ran = sum(counts.get(s, 0) for s in ("pass", "partial", "fail", "error", "xfail"))
     if ran == 0 and counts.get("skip") and not counts.get("not_run"):
         return f"⏭️ {whole_skip}"
     parts = [f"{_ICON[s]} {counts[s]} {s}" for s in STATUSES if counts.get(s)]
     return " · ".join(parts) or "-"
 
 
-def _escape(text: str) -> str:
+def _escape(text: str, limit: int = 300) -> str:
     """Text safe inside a Markdown table cell or heading."""
-    return bound(text, 300).replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
+    return bound(text, limit).replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
 
 
 def _code(text: str) -> str:
@@ -51,13 +64,19 @@ def _fence(text: str) -> str:
     return "```\n" + text.replace("```", "`\u200b``") + "\n```"
 
 
-def render_markdown(doc: Mapping[str, Any]) -> str:
+def render_markdown(
+    doc: Mapping[str, Any], bounded: bool = True, rest: str = "see the JSON results"
+) -> str:
+    """The report; ``bounded`` (stdout, a step summary): past ``MAX_DIVERGENCES_SHOWN``
+    divergences the rest are counted, and ``rest`` says how to see them."""
     summary = doc["summary"]
     platforms = list(summary["platforms"])
     problems = summary.get("expectations", {}).get("problems", [])
     verdict = "❌ diverged" if summary["diverged"] else "✅ ok"
     if not summary["diverged"] and problems:
         verdict = "❌ gate failed (expectations)"
+    if verdict == "✅ ok" and summary.get("partial_unrecorded"):
+        verdict = "❌ partial answers no ledger records"
     if summary.get("not_run"):
         verdict = "⏸️ interrupted"
     out = [
@@ -71,6 +90,8 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
     if run:
         commit = f", commit `{run['vectors']['commit']}`" if run["vectors"].get("commit") else ""
         out += [f"Vectors version `{run['vectors']['version']}`{commit}.", ""]
+        if run.get("isolation"):
+            out += [f"Isolation: {_escape(run['isolation'])}.", ""]
     out += ["| platform | implementation | version | commit |", "|---|---|---|---|"]
     for name, info in summary["platforms"].items():
         if "failure" in info:
@@ -104,7 +125,10 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
             for t in summary["triage"]
         ]
         out.append("")
-    found = clusters(doc["results"], doc.get("cases"))
+    marks = ClauseMarks.from_summary(summary)
+    touched = tally_of(doc["results"], doc.get("cases"), marks)
+    found = touched.ordered(clusters(doc["results"], doc.get("cases")))
+    out += _security(found, touched)
     if found:
         out += [
             "## Divergences by cause",
@@ -113,17 +137,68 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
         ]
         out.append("|---|---|---|---|---|---|")
         for c in found:
+            security = touched.security(c)
+            flag = f"🔒 security ({', '.join(security)}): " if security else ""
             others = sorted(c.other_clauses)
             also = f" (also cited by some cases: {', '.join(others)})" if others else ""
             out.append(
                 f"| {_escape(c.platform)} | {c.size} | `{_escape(c.pattern or '(whole)')}` "
-                f"| {_escape(c.kind)} | {_escape(', '.join(sorted(c.clauses)) + also)} "
+                f"| {flag}{_escape(c.kind)} | {_escape(', '.join(sorted(c.clauses)) + also)} "
                 f"| {_escape(', '.join(c.cases[:3]))} |"
             )
         out.append("")
         out += _reproducers(found)
-    out += _divergences(doc)
+    out += _incomplete(skips.groups(doc))
+    out += _divergences(doc, marks, touched, bounded, rest)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _security(found: list[Any], touched: MarkTally) -> list[str]:
+    """The clusters touching a security-relevant clause, each with why (never cut)."""
+    named = [c for c in found if touched.security(c)]
+    if not named:
+        return []
+    out = ["## Security-relevant divergences", ""]
+    for c in named:
+        ledgered = " (all xfail)" if c.expected == c.size else ""
+        out.append(
+            f"- **{_escape(c.platform)}** `{c.id}`: {c.size} case{'s' if c.size != 1 else ''}"
+            f"{ledgered}, `{_escape(c.pattern or '(whole)')}` {_escape(c.kind)}"
+        )
+        out += [f"  - {_escape(note, 800)}" for note in touched.notes(c)]
+    out.append("")
+    return out
+
+
+def _incomplete(found: Mapping[str, Any]) -> list[str]:
+    """Skip reasons and partial answers, grouped: every group (they are few)."""
+    out: list[str] = []
+    if found.get("skips"):
+        out += ["## Skipped, by reason", "", "| platform | domain | cases | reason | e.g. |"]
+        out.append("|---|---|---|---|---|")
+        out += [
+            f"| {_escape(g['platform'])} | {_escape(g['domain'])} | {g['count']} "
+            f"| {_escape(g['reason'])} | {_escape(', '.join(g['cases']))} |"
+            for g in found["skips"]
+        ]
+        out.append("")
+    if found.get("partials"):
+        out += [
+            "## Partial answers",
+            "",
+            "The platform declared these output fields absent: the rest of each output was "
+            "compared and matched; a partial answer is never a pass.",
+            "",
+            "| platform | domain | cases | not compared | e.g. |",
+            "|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {_escape(g['platform'])} | {_escape(g['domain'])} | {g['count']} "
+            f"| {_escape(skips.fields_text(g['absent']))} | {_escape(', '.join(g['cases']))} |"
+            for g in found["partials"]
+        ]
+        out.append("")
+    return out
 
 
 # Each part of a cluster's reproducer is bounded like the report's other values.
@@ -167,13 +242,22 @@ def _platform_problems(platforms: Mapping[str, Mapping[str, Any]]) -> list[str]:
     return ["", "## Platform problems", "", *lines] if lines else []
 
 
-def _divergences(doc: Mapping[str, Any]) -> list[str]:
+def _divergences(
+    doc: Mapping[str, Any], marks: ClauseMarks, touched: MarkTally, bounded: bool, rest: str
+) -> list[str]:
     bad = [r for r in doc["results"] if r["status"] in ("fail", "error", "xfail")]
     if not bad:
         return []
     cases = doc.get("cases", {})
+
+    def clauses_of(r: Mapping[str, Any]) -> Any:
+        return cases.get(case_key(r["domain"], r["case"]), {}).get("clauses", ())
+
+    # Divergences on a security-relevant clause first, so a bounded view keeps them.
+    bad.sort(key=lambda r: not marks.security(r["domain"], clauses_of(r)))
+    escaped = functools.lru_cache(maxsize=1024)(lambda note: _escape(note, 800))
     out = ["## Divergences", ""]
-    for r in bad[:MAX_DIVERGENCES_SHOWN]:
+    for r in bad[:MAX_DIVERGENCES_SHOWN] if bounded else bad:
         info = cases.get(case_key(r["domain"], r["case"]), {})
         where = f"{_code(case_key(r['domain'], r['case']))} [{r['platform']}]"
         title = f"{_ICON[r['status']]} {r['status']} {where}"
@@ -181,6 +265,9 @@ def _divergences(doc: Mapping[str, Any]) -> list[str]:
         if info.get("description"):
             out.append(f"{_escape(info['description'])} (clauses: {', '.join(info['clauses'])})")
             out.append("")
+        notes = marks.notes(r["domain"], info.get("clauses", ()))
+        if notes:
+            out += [f"- {escaped(note)}" for note in notes] + [""]
         if r.get("expectation"):
             out += [f"Expected by the ledger: {_escape(r['expectation']['reason'])}", ""]
         if "input" in info:
@@ -198,7 +285,7 @@ def _divergences(doc: Mapping[str, Any]) -> list[str]:
             lines.append(f"! {kind} {s['pointer'] or '(root)'}: {bound(s['message'])}")
         safe = [line.replace("```", "`\u200b``") for line in lines]
         out += ["```diff", *safe, "```", "", "</details>", ""]
-    if len(bad) > MAX_DIVERGENCES_SHOWN:
+    if bounded and len(bad) > MAX_DIVERGENCES_SHOWN:
         more = len(bad) - MAX_DIVERGENCES_SHOWN
-        out.append(f"… and {more} more divergences: see the JSON results or the HTML report.")
+        out.append(f"… and {more} more divergences: {_escape(rest)}, or see the HTML report.")
     return out

@@ -14,6 +14,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from adapters.isolation import isolation_note
+from adapters.registry import BUILTIN
+from adapters.served import OS_DOMAINS
+
 from ..vectors.load import VectorFile
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -99,3 +103,15 @@ def run_metadata(files: Iterable[VectorFile] | VectorsDigest) -> dict[str, Any]:
         run["vectors"]["commit"] = commit
         run["harness"]["commit"] = commit
     return run
+
+
+def isolation(summary: dict[str, Any]) -> str | None:
+    """``summary.run.isolation``: the one note that the OS-domain cases of the harness's
+    own platforms ran without PID namespaces (adapters/isolation.py says what that
+    costs); None when they had them, or when the run had no such case."""
+    ran_os_cases = any(
+        platform in BUILTIN and domain in OS_DOMAINS
+        for domain, row in summary.get("matrix", {}).items()
+        for platform in row
+    )
+    return isolation_note() if ran_os_cases else None

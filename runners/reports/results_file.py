@@ -18,6 +18,7 @@ from .._input_files import loads_unique, not_regular
 from .._textsafe import bound
 from ..exceptions import HarnessError
 from ..vectors.schemas import pointer, results_validator
+from . import skips
 
 
 class ResultsFileError(HarnessError):
@@ -59,7 +60,7 @@ def _check_summary(path: Path, doc: Mapping[str, Any]) -> None:
     summary edited to say "pass" must not make ``report`` (the gate) pass."""
     counts = Counter(r["status"] for r in doc["results"])
     summary = doc["summary"]
-    claimed = {s: summary.get(s, 0) for s in (*counts, "fail", "error", "not_run")}
+    claimed = {s: summary.get(s, 0) for s in (*counts, "fail", "error", "not_run", "partial")}
     claimed["total"] = summary["total"]
     actual = {**{s: counts.get(s, 0) for s in claimed}, "total": sum(counts.values())}
     wrong = [
@@ -69,6 +70,27 @@ def _check_summary(path: Path, doc: Mapping[str, Any]) -> None:
     ]
     if summary["diverged"] != (actual["fail"] + actual["error"] > 0):
         wrong.append(f"diverged {str(summary['diverged']).lower()}")
+    # The skip and partial groups, and the partial results no ledger records (the gate
+    # fails on those), are the results' too; a summary from before groups has none.
+    found = skips.incomplete_of(doc["results"])
+    if summary.get("partial_unrecorded", 0) != found.get("partial_unrecorded", 0):
+        wrong.append(
+            f"partial_unrecorded {summary.get('partial_unrecorded', 0)} "
+            f"(the results have {found.get('partial_unrecorded', 0)})"
+        )
+    if "skips" in summary or "partials" in summary:
+        claimed_groups, actual_groups = skips.counts(summary), skips.counts(found)
+        if claimed_groups != actual_groups:
+            differing = sorted(
+                k
+                for k in {*claimed_groups, *actual_groups}
+                if claimed_groups.get(k) != actual_groups.get(k)
+            )
+            first = differing[0]
+            wrong.append(
+                f"{first[0]} group {bound(' '.join(first[1:]), 200)} counts "
+                f"{claimed_groups.get(first, 0)} (the results have {actual_groups.get(first, 0)})"
+            )
     if wrong:
         raise ResultsFileError(
             f"{path}: its summary does not match its results: " + ", ".join(sorted(wrong))

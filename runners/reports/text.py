@@ -14,10 +14,16 @@ from typing import IO, Any
 from .._textsafe import bound, shown
 from ..judge.clusters import ClusterTally, render_clusters
 from ..judge.keys import case_key, violation_kind
+from ..judge.marks import ClauseMarks, MarkTally
+from . import skips
+
+CLUSTERS_SHOWN = 12
+"""Clusters a bounded view lists (those touching a security-relevant clause come on top)."""
 
 # xfail: a divergence an expectations ledger records (runners/gate/ledger.py), never a pass.
 # not_run: a case an interrupted run never finished (runners/_cli.py).
-STATUSES = ("pass", "fail", "error", "skip", "xfail", "not_run")
+# partial: fields the platform declared absent were not compared (docs/protocol.md), never a pass.
+STATUSES = ("pass", "partial", "fail", "error", "skip", "xfail", "not_run")
 
 
 class Tally:
@@ -26,6 +32,11 @@ class Tally:
     def __init__(self) -> None:
         self.totals: Counter[str] = Counter()
         self.cells: dict[str, dict[str, Counter[str]]] = {}
+        self.incomplete = skips.Incomplete()
+
+    def note(self, result: Mapping[str, Any]) -> None:
+        """A result's record, after the ledgers: a skip's reason, a partial's fields."""
+        self.incomplete.add(result)
 
     def add(self, status: str, domain: str, platform: str, count: int = 1) -> None:
         self.totals[status] += count
@@ -51,6 +62,7 @@ class Tally:
                 }
                 for domain, by_platform in self.cells.items()
             },
+            **self.incomplete.to_json(),
         }
 
 
@@ -60,6 +72,7 @@ def summarize(
     tally = Tally()
     for r in results:
         tally.add(r["status"], r["domain"], r["platform"])
+        tally.note(r)
     return tally.summary(platforms)
 
 
@@ -102,7 +115,13 @@ def skipped_whole(platform_info: Mapping[str, Any], domain: str) -> str:
 
 
 def _cell(counts: Mapping[str, int], whole_skip: str) -> str:
-    ran = counts["pass"] + counts["fail"] + counts["error"] + counts.get("xfail", 0)
+    ran = (
+        counts["pass"]
+        + counts.get("partial", 0)
+        + counts["fail"]
+        + counts["error"]
+        + counts.get("xfail", 0)
+    )
     unfinished = counts.get("not_run", 0)
     if ran == 0 and counts["skip"] and not unfinished:
         return (
@@ -113,7 +132,7 @@ def _cell(counts: Mapping[str, int], whole_skip: str) -> str:
     text = f"{counts['pass']}/{ran + counts['skip'] + unfinished}"
     bad = [
         f"{counts.get(s, 0)} {s}"
-        for s in ("fail", "error", "xfail", "skip", "not_run")
+        for s in ("partial", "fail", "error", "xfail", "skip", "not_run")
         if counts.get(s)
     ]
     return text + (" (" + ", ".join(bad) + ")" if bad else " ok")
@@ -187,10 +206,14 @@ def render_problem(
     case_input: Any = None,
     limit: int = 20,
     case_info: Mapping[str, Any] | None = None,
+    marked: Sequence[str] = (),
 ) -> str:
     """One failing or erroring result: the case, why it exists, its input, each difference.
 
-    Every value is bounded and has its invisible characters escaped (``_textsafe``).
+    ``marked``: a line per marker of the case's clauses (``ClauseMarks.notes``: bounded
+    and escaped already), so a divergence on a clause that departs from HIP-301 says
+    so, and why. Every value is
+    bounded and has its invisible characters escaped (``_textsafe``).
     """
     head = f"{result['status'].upper()} {result['domain']}::{result['case']} [{result['platform']}]"
     lines = [head]
@@ -199,12 +222,20 @@ def render_problem(
         lines.append(f"  why: {bound(info['description'])}")
     if info.get("clauses"):
         lines.append(f"  clauses: {', '.join(info['clauses'])}")
+    lines.extend(f"  {note}" for note in marked)
     if case_input is None:
         case_input = info.get("input")
     if case_input is not None:
         lines.append(f"  input: {shown(case_input)}")
     if result.get("message"):
         lines.append(f"  {bound(result['message'])}")
+    if result.get("absent"):
+        lines.append(f"  not compared (declared absent): {skips.fields_text(result['absent'])}")
+    if result["status"] == "partial":
+        lines.append(
+            "  the fields it has match; a partial answer is never a pass "
+            '(an expectations ledger can record it: fails {"absent": [...]})'
+        )
     groups = _group_by_value(result.get("diff", []))
     for d, variants in groups[:limit]:
         where = bound(d["pointer"] or "(whole output)", 200) + _chunkings(variants)
@@ -249,16 +280,22 @@ class Problems:
 
     Errors a platform gave many cases at once (``shared(platform, message)``: it did
     not start, it was declared broken) make one block each, counted; every other
-    failure is a block of its own. The first ``keep`` blocks are kept; with a
-    ``sink``, every block is also written there (a full report of any size).
+    failure is a block of its own. The first ``keep`` blocks are kept (None: all); with a
+    ``sink``, every block is also written there (a full report of any size). With
+    ``marks``, a block shows the markers of its case's clauses.
     """
 
     def __init__(
-        self, shared: Callable[[str, str], bool], keep: int, sink: IO[str] | None = None
+        self,
+        shared: Callable[[str, str], bool],
+        keep: int | None,
+        sink: IO[str] | None = None,
+        marks: ClauseMarks | None = None,
     ) -> None:
         self.shared = shared
         self.keep = keep
         self.sink = sink
+        self.marks = marks
         self.count = 0
         self.kept: list[str] = []
         self.groups: dict[tuple[str, str], tuple[list[int], list[str]]] = {}
@@ -276,9 +313,13 @@ class Problems:
                 names.append(f"{r['domain']}::{r['case']}")
             return
         self.count += 1
-        if len(self.kept) < self.keep or self.sink is not None:
-            text = render_problem(r, r.get("input"), case_info=info)
-            if len(self.kept) < self.keep:
+        wanted = self.keep is None or len(self.kept) < self.keep
+        if wanted or self.sink is not None:
+            marked: Sequence[str] = ()
+            if self.marks is not None and info is not None:
+                marked = self.marks.notes(r["domain"], info.get("clauses", ()))
+            text = render_problem(r, r.get("input"), case_info=info, marked=marked)
+            if wanted:
                 self.kept.append(text)
             if self.sink is not None:
                 self.sink.write(text + "\n\n")
@@ -318,34 +359,61 @@ def _render_platform(name: str, info: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def render_text(doc: Mapping[str, Any], max_problems: int = 50) -> str:
+def render_text(
+    doc: Mapping[str, Any], max_problems: int | None = 50, rest: str = "see the full report"
+) -> str:
+    """The text report; ``max_problems`` None: every problem, cluster, skip and partial
+    group (a report written to a file), else a bounded view whose cuts say ``rest`` (how
+    to see them)."""
     summary = doc["summary"]
     cases = doc.get("cases", {})
+    marks = ClauseMarks.from_summary(summary)
     causes = ClusterTally(keep=3)
-    problems = Problems(shared_messages(summary), max_problems)
+    touched = MarkTally(marks)
+    problems = Problems(shared_messages(summary), max_problems, marks=marks)
     for r in doc["results"]:
         if r["status"] in ("pass", "skip", "not_run"):
             continue
         info = cases.get(case_key(r["domain"], r["case"]))
-        causes.add(r, (info or {}).get("clauses", ()), info)
+        clauses = (info or {}).get("clauses", ())
+        causes.add(r, clauses, info)
+        touched.add(r, clauses)
         problems.add(r, info)
-    head, tail = text_report(summary, causes.clusters(), problems, max_problems)
-    return "\n\n".join([*head, *problems.kept[:max_problems], *tail])
+    head, tail = text_report(
+        summary, causes.clusters(), problems, max_problems, touched, rest, skips.groups(doc)
+    )
+    return "\n\n".join([*head, *problems.kept, *tail])
 
 
 def text_report(
-    summary: Mapping[str, Any], causes: Sequence[Any], problems: Problems, max_problems: int
+    summary: Mapping[str, Any],
+    causes: Sequence[Any],
+    problems: Problems,
+    max_problems: int | None,
+    marks: MarkTally | None = None,
+    rest: str = "see the full report",
+    incomplete: Mapping[str, Any] | None = None,
 ) -> tuple[list[str], list[str]]:
-    """The text report around its failure blocks: (what comes before them, what after)."""
+    """The text report around its failure blocks: (what comes before them, what after).
+
+    ``max_problems`` None is the full report (every cluster, skip and partial group too);
+    otherwise the view is bounded and each cut says ``rest``. Clusters touching a
+    security-relevant clause (``marks``) come first, are never cut, and the verdict line
+    names them. ``incomplete``: the skip and partial groups (``skips.groups``; default
+    the summary's)."""
     head = []
-    by_cause = render_clusters(causes)
+    ordered = marks.ordered(causes) if marks is not None else list(causes)
+    limit = None if max_problems is None else CLUSTERS_SHOWN
+    by_cause = render_clusters(ordered, limit, marks, rest)
     if by_cause:
         head.append(by_cause)
     head.extend(problems.shared_blocks())
     tail = []
-    if problems.count > max_problems:
-        tail.append(f"… {problems.count - max_problems} more problems (see the full report)")
+    if max_problems is not None and problems.count > max_problems:
+        tail.append(f"… {problems.count - max_problems} more problems ({rest})")
     tail.append(render_table({"summary": summary}))
+    found = incomplete if incomplete is not None else skips.groups({"summary": summary})
+    tail.extend(skips.render_text(found, None if max_problems is None else skips.SHOWN))
     platform_lines = [
         line for name, info in summary["platforms"].items() for line in _render_platform(name, info)
     ]
@@ -356,11 +424,15 @@ def text_report(
     verdict = "INTERRUPTED" if unfinished else "DIVERGED" if summary["diverged"] else "OK"
     if verdict == "OK" and summary.get("expectations", {}).get("problems"):
         verdict = "GATE FAILED"
+    if verdict == "OK" and summary.get("partial_unrecorded"):
+        verdict = "PARTIAL"  # fields not compared that no ledger records: not a green gate
     xfail = f", {summary['xfail']} xfail" if summary.get("xfail") else ""
+    partial = f", {summary['partial']} partial" if summary.get("partial") else ""
     tail.append(
-        f"{verdict}: {summary['total']} results: {summary['pass']} pass, {summary['fail']} fail, "
-        f"{summary['error']} error, {summary['skip']} skip{xfail}"
+        f"{verdict}: {summary['total']} results: {summary['pass']} pass{partial}, "
+        f"{summary['fail']} fail, {summary['error']} error, {summary['skip']} skip{xfail}"
         + (f", {unfinished} not run" if unfinished else "")
+        + (marks.verdict_note(ordered) if marks is not None else "")
     )
     return head, tail
 
@@ -391,4 +463,6 @@ def _gate_sections(doc: Mapping[str, Any]) -> list[str]:
         if vectors.get("commit"):
             line += f" (commit {vectors['commit']})"
         parts.append(line + f", harness {run['harness'].get('version', '?')}")
+        if run.get("isolation"):
+            parts.append(f"isolation: {bound(run['isolation'], 400)}")
     return parts

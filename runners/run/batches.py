@@ -100,14 +100,17 @@ def _run_cases(
     # comes back, in request order, so a long case's chunkings are never all held.
     adapter = platform.adapter
     rules = vector_file.comparison
+    # Fields the platform declared absent for the domain (docs/protocol.md, "Partial
+    # answers"): no answer of it is taken as the expected output unjudged.
+    absent = platform.implementation.absent.get(vector_file.domain, ())
     if not vector_file.variants:  # most files: one request per case, the case's own
-        return _run_own_inputs(adapter, name, cases, rules)
+        return _run_own_inputs(adapter, name, cases, rules, absent)
 
-    judgements = [Judgement(case, name, rules) for case in cases]
+    judgements = [Judgement(case, name, rules, absent) for case in cases]
     # Each request of a case's own input says what output it expects, so that an answer
     # whose output is that JSON text byte for byte needs neither decoding nor comparing
     # (adapters.protocol.KnownInputText); not where a comparison rule could pass others.
-    expect = not rules
+    expect = not rules and not absent
     batch: list[Request] = []
     # (request id, its case's judgement, variant, the crash if it was not sent)
     pending: list[tuple[str, Judgement, str | None, Response | None]] = []
@@ -211,7 +214,11 @@ def _own_request(case: Case, expect: bool) -> Request:
 
 
 def _run_own_inputs(
-    adapter: Adapter, name: str, cases: Sequence[Case], rules: Sequence[dict[str, Any]]
+    adapter: Adapter,
+    name: str,
+    cases: Sequence[Case],
+    rules: Sequence[dict[str, Any]],
+    absent: tuple[str, ...] = (),
 ) -> list[Item]:
     """Each case run on its own input (a file without variants), in batches of about
     BATCH_BYTES; request i is case i's, so no bookkeeping per request.
@@ -221,9 +228,10 @@ def _run_own_inputs(
     expected text, compared by the adapter or by the harness's own child) is a pass
     with nothing judged, held as ``None`` (``Outcomes``); the expected error is a pass
     too (judged by its code, as ``Judgement`` judges it), held as its body; any other
-    answer goes through a ``Judgement``.
+    answer goes through a ``Judgement``. With fields declared ``absent`` every output
+    answer is judged (it is a partial answer, never the expected output).
     """
-    expect = not rules
+    expect = not rules and not absent
     outcomes: list[Item] = []
     start = size = 0
     last = len(cases)
@@ -241,7 +249,7 @@ def _run_own_inputs(
             for c, request in zip(part, batch, strict=True):
                 response = answered.get(request["id"])
                 if response is not None:
-                    outcomes.append(_judged(c, name, rules, response))
+                    outcomes.append(_judged(c, name, rules, response, absent))
             exc.outcomes = list(  # type: ignore[attr-defined]
                 Outcomes(cases[: len(outcomes)], name, outcomes)
             )
@@ -273,12 +281,18 @@ def _run_own_inputs(
             ):
                 append(cast("dict[str, Any]", response["error"]))  # passed (Outcomes. Item)
             else:
-                append(_judged(c, name, rules, response))
+                append(_judged(c, name, rules, response, absent))
     return outcomes
 
 
-def _judged(case: Case, name: str, rules: Sequence[dict[str, Any]], response: Response) -> Outcome:
-    judgement = Judgement(case, name, rules)
+def _judged(
+    case: Case,
+    name: str,
+    rules: Sequence[dict[str, Any]],
+    response: Response,
+    absent: tuple[str, ...] = (),
+) -> Outcome:
+    judgement = Judgement(case, name, rules, absent)
     judgement.add(None, response)
     return judgement.outcome()
 

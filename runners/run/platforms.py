@@ -71,6 +71,8 @@ def describe(platform: StartedPlatform) -> dict[str, Any]:
     commit = impl.commit or _builtin_commit(platform.name)
     if commit:
         info["commit"] = commit
+    if impl.absent:  # what its partial answers lack, as its handshake declared
+        info["absent"] = {domain: list(fields) for domain, fields in sorted(impl.absent.items())}
     # Worker platforms: protocol problems that were no case's fault, and the cutoff.
     if platform.adapter is not None and platform.adapter.problems:
         info["problems"] = [dict(p) for p in platform.adapter.problems]

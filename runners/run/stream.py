@@ -36,6 +36,7 @@ from ..gate.verdict import in_shard
 from ..judge.clusters import ClusterTally, annotate_result
 from ..judge.compare import MISSING
 from ..judge.keys import case_key
+from ..judge.marks import ClauseMarks, MarkTally
 from ..judge.outcomes import Item, Outcome, Outcomes, unjudged
 from ..reports.meta import VectorsDigest, digest_lines
 from ..reports.results_file import ResultsWriter
@@ -287,6 +288,42 @@ def encode_chunk(
     return Chunk(domain, platforms, infos, case_lines, failed)
 
 
+def records_chunk(
+    cases: Sequence[Case],
+    records: Sequence[tuple[str, Sequence[dict[str, Any]]]],
+    named: Callable[[str, str], bool],
+    lines_wanted: bool,
+) -> Chunk:
+    """``encode_chunk`` of results judged before and saved: each platform's records of
+    ``cases`` (in their order, as before the ledgers; ``merge`` puts the shards' results
+    through a ``Sink`` again). The same split: a case with a result other than pass, or
+    one a ledger names, keeps every platform's record; the other passes are their lines."""
+    odd = {r["case"] for _, per_platform in records for r in per_platform if r["status"] != "pass"}
+    platforms = []
+    failed = 0
+    for name, per_platform in records:
+        lines: list[str | None] = []
+        kept: list[tuple[int, dict[str, Any]]] = []
+        passes = 0
+        for r in per_platform:
+            status = r["status"]
+            if status == "pass" and r["case"] not in odd and not named(r["domain"], r["case"]):
+                passes += 1
+                if lines_wanted:
+                    lines.append(_ENCODE(r))
+                continue
+            failed += status == "fail" or status == "error"
+            kept.append((len(lines), r))
+            lines.append(None)
+        if lines and not kept:  # one string, as encode_chunk makes it
+            lines = [",\n".join(cast("list[str]", lines))]
+        platforms.append((name, passes, lines, kept))
+    infos = {c.id: _case_info(c) for c in cases if c.id in odd}
+    case_lines = [",\n".join(_case_line(c) for c in cases)] if lines_wanted and cases else []
+    domain = cases[0].domain if cases else ""
+    return Chunk(domain, platforms, infos, case_lines, failed)
+
+
 class Consumer(Protocol):
     """What ``run`` hands each file and chunk to: a ``Sink``, or a harness job's spool."""
 
@@ -311,6 +348,8 @@ class Sink:
         self.on_results = on_results
         self.tally = Tally()
         self.clusters = ClusterTally(keep=3)
+        self.marks = MarkTally(ClauseMarks.from_contracts())
+        self.domains: set[str] = set()  # of the files seen: their marked clauses go in the summary
         self.digest = VectorsDigest()
         self.triage: list[dict[str, Any]] = []
         self.triage_omitted = 0
@@ -318,6 +357,7 @@ class Sink:
     def seen(self, vf: VectorFile) -> None:
         """A loaded file (run or not): its cases exist, for the ledgers and the version."""
         self.digest.add(vf)
+        self.domains.add(vf.domain)
         see = self.gate.see_case
         for case in vf.cases:
             see(case_key(vf.domain, case.id), case.content_hash())
@@ -325,6 +365,7 @@ class Sink:
     def seen_file(self, seen: SeenFile) -> None:
         """``seen`` of a file a harness job loaded (``SeenFile``)."""
         self.digest.add_lines(seen.domain, seen.version, seen.cases, seen.digest_lines)
+        self.domains.add(seen.domain)
         for key, content_hash in seen.named.items():
             self.gate.see_case(key, content_hash)
 
@@ -367,9 +408,12 @@ class Sink:
         self.gate.judge(r)
         status = r["status"]
         self.tally.add(status, r["domain"], r["platform"])
+        self.tally.note(r)
         if status in ("fail", "error", "xfail"):
             annotate_result(r)
-            self.clusters.add(r, info["clauses"] if info is not None else (), info)
+            clauses = info["clauses"] if info is not None else ()
+            self.clusters.add(r, clauses, info)
+            self.marks.add(r, clauses)
             self.problems.add(r, info)
 
 

@@ -317,7 +317,9 @@ def _not_i_json(value: Any, where: str) -> Iterator[tuple[str, str]]:
     if isinstance(value, bool):
         return
     if isinstance(value, int):
-        if abs(value) > MAX_SAFE_INTEGER:
+        if isinstance(value, _TooManyDigits):
+            yield where, f"integer of {value.digits:,} digits, outside the I-JSON range ±(2^53-1)"
+        elif abs(value) > MAX_SAFE_INTEGER:
             yield where, "integer outside the I-JSON range ±(2^53-1)"
     elif isinstance(value, float):
         if not math.isfinite(value):
@@ -371,6 +373,23 @@ def _humane(err: ValidationError) -> str:
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
+_MOST_DIGITS = 4300
+"""The longest integer text Python's ``int()`` reads by default (CPython's
+``sys.int_info.default_max_str_digits``), far past I-JSON's range anyway."""
+
+
+class _TooManyDigits(int):
+    """An integer too long to read, standing in for it (outside I-JSON's range, as it
+    is) so that the I-JSON walk names its file, case and pointer."""
+
+    digits: int
+
+    def __new__(cls, digits: int) -> _TooManyDigits:
+        made = super().__new__(cls, MAX_SAFE_INTEGER + 1)
+        made.digits = digits
+        return made
+
+
 class _Suspicions:
     """What parsing saw that the I-JSON walk must look at (nothing, for most files)."""
 
@@ -386,6 +405,9 @@ class _Suspicions:
         return _note_duplicate_keys(pairs)
 
     def integer(self, text: str) -> int:
+        if len(text) > _MOST_DIGITS:  # int() refuses it, naming no place: the walk will
+            self.any = True
+            return _TooManyDigits(len(text.lstrip("-")))
         value = int(text)
         if len(text) > 15 and abs(value) > MAX_SAFE_INTEGER:  # 15 digits always fit
             self.any = True

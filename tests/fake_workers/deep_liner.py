@@ -1,6 +1,7 @@
 """A worker that answers a case whose input says ``deep`` with one line nested 100,000
-arrays deep (more than any JSON decoder here follows), and every other case with
-``{"frames": []}``."""
+arrays deep (more than any JSON decoder here follows), one whose input says ``long``
+with a line a MiB longer than the harness keeps (adapters/process.py LINE_LIMIT), and
+every other case with ``{"frames": []}``."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 import sys
 
 DEPTH = 100_000
+LONG = 65 * 1024 * 1024
 
 
 def main() -> None:
@@ -32,6 +34,8 @@ def main() -> None:
                 + "]" * DEPTH
                 + "}"
             )
+        elif "long" in json.dumps(request["input"]):
+            out = '{"id": ' + json.dumps(request["id"]) + ', "output": "' + "x" * LONG + '"}'
         else:
             out = json.dumps({"id": request["id"], "output": {"frames": []}})
         sys.stdout.write(out + "\n")

@@ -1,6 +1,6 @@
 //! `hooks`: run the case's hooks for real with [`hanzo_hooks::HookRunner`] in a
-//! [`TempRoot`], and report what the `record` fixtures saw and which processes
-//! the `sleeper`/`daemon` fixtures left alive.
+//! [`TempRoot`], and report what the `record` fixtures saw and which processes the
+//! case left alive (in the platform's PID namespace, or working in the case root).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -12,6 +12,8 @@ use crate::temp_root::{self, TempRoot, PLACEHOLDER};
 use crate::CaseError;
 
 const LEFTOVER_WAIT: Duration = Duration::from_secs(1);
+/// How the harness confined this process (set by adapters/isolation.py, which owns it).
+const ISOLATION_ENV: &str = "HANZO_CONFORMANCE_ISOLATION";
 
 /// The harness validated the input against the schema: a mismatch is a bug here.
 fn bad(message: &str) -> CaseError {
@@ -135,16 +137,41 @@ fn alive(pid: u32) -> bool {
     })
 }
 
+/// This platform's other processes that the case left. As the init of the PID
+/// namespace the harness made for it (adapters/isolation.py owns
+/// `HANZO_CONFORMANCE_ISOLATION`): every process of that namespace. Else (no
+/// namespaces, or the native vector runner): every process whose working directory is
+/// in the case root (hooks start in their own sessions, so no session of ours holds
+/// them). Never a list a hook could write (a forged one would have this kill any pid);
+/// a process that changes its directory away escapes the count where there is no
+/// namespace.
+fn others(root: &Path) -> Vec<u32> {
+    let me = std::process::id();
+    let everything = std::env::var(ISOLATION_ENV).is_ok_and(|m| m == "namespace") && me == 1;
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Ok(pid) = name.parse::<u32>() else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        if !everything {
+            let Ok(cwd) = std::fs::read_link(format!("/proc/{pid}/cwd")) else {
+                continue;
+            };
+            if !cwd.starts_with(root) {
+                continue;
+            }
+        }
+        found.push(pid);
+    }
+    found
+}
+
 fn leftovers(root: &Path) -> usize {
-    let pids: Vec<u32> = files_ending(root, ".pids")
-        .iter()
-        .filter_map(|f| std::fs::read_to_string(f).ok())
-        .flat_map(|text| {
-            text.split_whitespace()
-                .filter_map(|p| p.parse().ok())
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    let pids = others(root);
     let deadline = Instant::now() + LEFTOVER_WAIT;
     let mut living: Vec<u32> = pids.into_iter().filter(|&p| alive(p)).collect();
     while !living.is_empty() && Instant::now() < deadline {
