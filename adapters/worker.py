@@ -16,6 +16,7 @@ and the policy of what to do when it fails.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import signal
@@ -23,6 +24,9 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from impl_python.conformance.layout import LAID_DOMAINS
+
+from .laid import LaidBatch, laid_domains
 from .messages import (
     EXTENSIONS_LINE,
     START_LINE,
@@ -314,6 +318,9 @@ class WorkerAdapter(BaseAdapter):
         self.expecting_errors: bool | None = None
         self.tab_run: bool | None = None  # and the tab-run extension (None: not started yet)
         self.implementation: Implementation | None = None
+        # The domains whose cases the harness lays out for this worker (its handshake's
+        # harness_lays_out; adapters/laid.py), None until started.
+        self.laid_out: frozenset[str] | None = None
         self.restarts = 0  # total restarts since start(), for reports and tests
         self.broken: str | None = None
         self.problems: list[dict[str, str]] = []
@@ -411,7 +418,20 @@ class WorkerAdapter(BaseAdapter):
                 f"({error['code']}: {error['message']}); it speaks {answer['versions']}",
                 worker,
             )
-        return Implementation.from_json(answer["implementation"])
+        implementation = Implementation.from_json(answer["implementation"])
+        try:
+            laid_out = laid_domains(answer.get("harness_lays_out"), implementation.domains)
+        except ValueError as exc:
+            raise self._start_error(f"worker {command!r}: {exc}", worker) from None
+        if self.laid_out is None:
+            self.laid_out = laid_out
+        elif self.laid_out != laid_out:
+            raise self._start_error(
+                f"worker {command!r} announced harness_lays_out "
+                f"{sorted(laid_out)!r} after a restart, unlike before ({sorted(self.laid_out)!r})",
+                worker,
+            )
+        return implementation
 
     def _offer_expect(self, worker: WorkerProcess, command: str) -> None:
         """Offer the expect extension; the first worker's answer holds for the adapter
@@ -474,6 +494,37 @@ class WorkerAdapter(BaseAdapter):
         return _unmarked(requests, self.run_expected(requests))
 
     def run_expected(self, requests: Sequence[Request]) -> list[Response | None]:
+        """``_run_expected`` (below), with the cases of the domains the worker asked the
+        harness to lay out laid out before they are sent, finished and cleaned up after
+        (adapters/laid.py)."""
+        if self.laid_out is None and any(r["domain"] in LAID_DOMAINS for r in requests):
+            # run() without start(): the handshake says whether to lay them out.
+            with contextlib.suppress(PlatformUnavailable):  # the run path reports it
+                self.start()
+        laid = self.laid_out
+        if not laid or not any(r["domain"] in laid for r in requests):
+            return self._run_expected(requests)
+        batch = LaidBatch(requests, laid)
+        try:
+            try:
+                responses = self._run_expected(batch.requests)
+            except BaseException as exc:
+                answered = getattr(exc, "answered", None)
+                if answered is not None:  # interrupted: what was answered, finished
+                    done = [batch.finish(r) for r in answered]
+                    exc.answered = [*batch.refused.values(), *done]  # type: ignore[attr-defined]
+                raise
+            by_id = {
+                r["id"]: batch.finish(response)
+                for r, response in zip(batch.requests, responses, strict=True)
+            }
+        finally:
+            batch.close()
+        return [
+            batch.refused[r["id"]] if r["id"] in batch.refused else by_id[r["id"]] for r in requests
+        ]
+
+    def _run_expected(self, requests: Sequence[Request]) -> list[Response | None]:
         """``run``, except that an answer meaning "the output the request expects"
         (the expect extension's ``=``, or the expected answer line byte for byte) is
         ``None`` where ``run`` has an :class:`OutputAsExpected`: the harness's runner

@@ -1,13 +1,13 @@
 """JSON layer for ``config-merge``: lay the case's files out on disk, call load_config.
 
-Layout (docs/domains/config-merge.md, "Harness input"): a fresh temporary directory
-holding ``home/`` (HOME), ``xdg/`` (XDG_CONFIG_HOME when ``xdg_config_home`` is
-``"temp"``) and ``project/`` (the project root). Nothing touches the process env.
+Layout (docs/domains/config-merge.md, "Harness input"; made by ``layout.lay_out``): a
+fresh temporary directory holding ``home/`` (HOME), ``xdg/`` (XDG_CONFIG_HOME when
+``xdg_config_home`` is ``"temp"``) and ``project/`` (the project root). Nothing touches
+the process env.
 """
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -18,17 +18,7 @@ from impl_python.config import (
     policy_from_config,
 )
 
-
-def _place(path: Path, spec: Any) -> None:
-    if spec is None:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(spec, str):
-        path.write_bytes(spec.encode("utf-8"))
-    elif "bytes" in spec:  # one byte per code point U+0000..U+00FF (the schema's pattern)
-        path.write_bytes(spec["bytes"].encode("latin-1"))
-    else:  # {"directory": true}
-        path.mkdir()
+from . import layout
 
 
 def _config_json(config: HanzoConfig) -> dict[str, Any]:
@@ -55,36 +45,15 @@ def _config_json(config: HanzoConfig) -> dict[str, Any]:
     }
 
 
-def run(case_input: dict[str, Any]) -> dict[str, Any]:
-    files: dict[str, Any] = case_input["files"]
-    xdg_mode: str = case_input.get("xdg_config_home", "absent")
-    with tempfile.TemporaryDirectory(prefix="hanzo-cfg-") as tmp:
-        base = Path(tmp)
-        home, xdg, root = base / "home", base / "xdg", base / "project"
-        for d in (home, xdg, root):
-            d.mkdir()
-        env: dict[str, str] = dict(case_input.get("env", {}))
-        env["HOME"] = str(home)
-        home_env = case_input.get("home_env", "set")
-        if home_env == "unset":
-            del env["HOME"]
-        elif home_env == "empty":
-            env["HOME"] = ""
-        if xdg_mode == "temp":
-            env["XDG_CONFIG_HOME"] = str(xdg)
-            _place(xdg / "hanzo" / "settings.json", files.get("user"))
-            _place(home / ".config" / "hanzo" / "settings.json", files.get("home"))
-        else:
-            if xdg_mode == "empty":
-                env["XDG_CONFIG_HOME"] = ""
-            elif xdg_mode == "relative":
-                env["XDG_CONFIG_HOME"] = "xdg"
-            _place(home / ".config" / "hanzo" / "settings.json", files.get("user"))
-        _place(root / ".hanzo" / "settings.json", files.get("project"))
-        _place(root / ".hanzo" / "settings.local.json", files.get("local"))
-        project_root = root if case_input.get("project_root", True) else None
-        trusted = case_input.get("trusted", False)
-        loaded = load_config_with_warnings(project_root, env=env, trusted=trusted)
+def run_laid(case_input: dict[str, Any]) -> dict[str, Any]:
+    """The laid-out case (``layout.lay_out``: ``{env, project_root, trusted,
+    evaluate?}``) -> ``{config, policy, warnings, evaluations?}``."""
+    project_root = case_input["project_root"]
+    loaded = load_config_with_warnings(
+        None if project_root is None else Path(project_root),
+        env=case_input["env"],
+        trusted=case_input["trusted"],
+    )
     warnings: list[dict[str, str]] = []
     for w in loaded.warnings:
         item = {"code": w.code, "tier": w.tier}
@@ -106,3 +75,8 @@ def run(case_input: dict[str, Any]) -> dict[str, Any]:
             {"tool_name": name, "mode": policy.evaluate(name).value} for name in names
         ]
     return out
+
+
+def run(case_input: dict[str, Any]) -> dict[str, Any]:
+    with layout.laid("config-merge", case_input) as case:
+        return case.finish(run_laid(case.input))

@@ -1,10 +1,12 @@
 """hooks JSON layer: run the case's hooks for real in a temporary root, report what they saw.
 
-``{root}`` (the case root) and ``{fixtures}`` (fixtures/hooks/) are replaced in hook
-commands, ``cwd`` and ``env`` values. What each ``record`` fixture wrote becomes
-``saw``; the processes the case left alive after the run (in the platform's PID
-namespace, or working in the case root: ``_others``) are counted in
-``leftover_processes`` (then killed).
+The case is laid out by ``layout.lay_out`` (the one owner of the layout, which the
+harness also uses for a worker that asks it to): ``{root}`` (the case root) and
+``{fixtures}`` (fixtures/hooks/) replaced in hook commands, ``cwd`` and ``env`` values,
+``cwd`` made. What each ``record`` fixture wrote becomes ``saw`` (``layout.saw``); the
+processes the case left alive after the run (in the platform's PID namespace, or
+working in the case root: ``_others``, here) are counted in ``leftover_processes``
+(then killed).
 """
 
 from __future__ import annotations
@@ -12,21 +14,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shlex
-import shutil
 import signal
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from impl_python.hooks import DEFAULT_TIMEOUT_MS, HookConfig, HookRunner, ToolResult
 
-from . import case_root
+from . import layout
 
-FIXTURES = os.environ.get(
-    "HANZO_HOOK_FIXTURES", str(Path(__file__).resolve().parents[2] / "fixtures" / "hooks")
-)
 LEFTOVER_WAIT_S = 1.0
 # How the harness confined this process (set by adapters/isolation.py, which owns it).
 ISOLATION_ENV = "HANZO_CONFORMANCE_ISOLATION"
@@ -84,82 +80,33 @@ def _leftovers(root: str) -> int:
     return len(alive)
 
 
-def _saw(root: str, observe: list[str]) -> dict[str, Any]:
-    saw: dict[str, Any] = {}
-    for env_file in sorted(Path(root).rglob("*.env")):
-        name = env_file.name[: -len(".env")]
-        env: dict[str, str] = {}
-        for entry in env_file.read_bytes().split(b"\0"):
-            key, sep, value = entry.partition(b"=")
-            if sep:
-                env[key.decode("utf-8", "replace")] = value.decode("utf-8", "replace")
-        cwd = env_file.with_suffix(".cwd").read_text(encoding="utf-8").rstrip("\n")
-        saw[name] = {
-            "env": {var: env.get(var) for var in observe},
-            "cwd": "{root}" + cwd[len(root) :]
-            if cwd == root or cwd.startswith(root + "/")
-            else cwd,
-            "stdin": env_file.with_suffix(".stdin").read_text(encoding="utf-8"),
-        }
-    return saw
-
-
 def _integral(value: object) -> Any:
     """JSON has one number type: 2000.0 is the integer 2000 (HOOK-1)."""
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-def _hook(raw: object, sub: Any) -> HookConfig:
+def _hook(raw: object) -> HookConfig:
     if not isinstance(raw, dict):
         raise _bad("each hook must be an object")
     return HookConfig(
         event=raw.get("event"),  # type: ignore[arg-type]  # checked by HookRunner
-        command=sub(raw.get("command")),
+        command=raw.get("command"),  # type: ignore[arg-type]  # a string (layout checked it)
         tool_pattern=raw.get("tool_pattern"),  # type: ignore[arg-type]
         timeout_ms=_integral(raw.get("timeout_ms", DEFAULT_TIMEOUT_MS)),
     )
 
 
-def substitute(text: str, root: str, *, command: bool = False) -> str:
-    """``{root}`` and ``{fixtures}`` replaced (HOOK-4); in a command, each path as one
-    /bin/sh word (``shlex.quote``: as it is when every character is safe, else in single
-    quotes), so a checkout or temp dir with a space, quote or ``$`` runs the same hook."""
-    word = shlex.quote if command else str
-    return text.replace("{root}", word(root)).replace("{fixtures}", word(FIXTURES))
-
-
-def _run_in(case_input: dict[str, Any], root: str) -> dict[str, Any]:
-    def checked(value: object) -> str:
-        if not isinstance(value, str):
-            raise _bad("hook commands, cwd and env values must be strings")
-        return value
-
-    def sub(value: object) -> str:
-        return substitute(checked(value), root)
-
-    def sub_command(value: object) -> str:
-        return substitute(checked(value), root, command=True)
-
-    hooks, env, observe = case_input.get("hooks"), case_input.get("env"), case_input.get("observe")
-    if not isinstance(hooks, list) or not isinstance(env, dict) or not isinstance(observe, list):
-        raise _bad("input.hooks, input.env and input.observe are required")
-    raw_cwd = checked(case_input.get("cwd"))
-    cwd = sub(raw_cwd)
-    cwd_rel = case_root.under_root(cwd, root, f"input.cwd {raw_cwd!r}")
-    if case_input.get("create_cwd", True):  # false: a vector of HOOK-4's missing directory
-        case_root.make_dirs(root, cwd_rel, f"input.cwd {raw_cwd!r}")
+def run_laid(case_input: dict[str, Any]) -> dict[str, Any]:
+    """The laid-out case (``layout.lay_out``) -> ``{decision, reason, ran, log}``."""
     runner = HookRunner(
-        [_hook(h, sub_command) for h in hooks],
+        [_hook(h) for h in case_input["hooks"]],
         session_id=case_input.get("session_id", ""),
-        cwd=cwd,
-        env={k: sub(v) for k, v in env.items()},
+        cwd=case_input["cwd"],
+        env=case_input["env"],
     )
     tool_name, tool_input = case_input.get("tool_name"), case_input.get("tool_input")
     if not isinstance(tool_name, str) or not isinstance(tool_input, dict):
         raise _bad("input.tool_name must be a string and input.tool_input an object")
-    fill = case_input.get("tool_input_fill")
-    if fill is not None:
-        tool_input = {**tool_input, fill["key"]: fill["text"] * fill["count"]}
     if case_input.get("event") == "post_tool_use":
         raw = case_input.get("tool_result") or {}
         result = ToolResult(raw.get("output", ""), raw.get("error"), raw.get("is_error", False))
@@ -174,15 +121,10 @@ def _run_in(case_input: dict[str, Any], root: str) -> dict[str, Any]:
             {"code": r.code, "hook": r.hook, "exit_code": r.exit_code, "signal": r.signal}
             for r in outcome.log
         ],
-        "saw": _saw(root, [str(v) for v in observe]),
-        "leftover_processes": _leftovers(root),
     }
 
 
 def run(case_input: dict[str, Any]) -> dict[str, Any]:
     """``{hooks, event, tool_name, tool_input, ...}`` -> ``{decision, reason, ran, log, ...}``."""
-    root = os.path.realpath(tempfile.mkdtemp(prefix="hanzo-hooks-"))
-    try:
-        return _run_in(case_input, root)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    with layout.laid("hooks", case_input) as case:
+        return case.finish(run_laid(case.input))

@@ -1,19 +1,18 @@
 """sandbox-paths JSON layer: build the case's tree in a temporary root, then check or detect.
 
-``{root}`` in any input string is the root's canonical path; in ``resolved`` the
-root is written back as ``{root}`` and a path outside it is null (SBX-9).
+``layout.lay_out`` lays the case out (it calls ``build_tree`` here): ``{root}`` in any
+input string is the root's canonical path; in ``resolved`` the root is written back as
+``{root}`` and a path outside it is null (SBX-9).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from typing import Any
 
 from impl_python.sandbox import Sandbox, SandboxConfig, default_mode
 
-from . import case_root
+from . import case_root, layout
 
 PLACEHOLDER = case_root.PLACEHOLDER
 
@@ -56,54 +55,31 @@ def build_tree(root: str, entries: object) -> None:
                 raise _bad(f"unknown tree kind {kind!r}")
 
 
-def _relative_to_root(path: str | None, root: str) -> str | None:
-    if path is None:
-        return None
-    if path == root:
-        return PLACEHOLDER
-    if path.startswith(root + "/"):
-        return PLACEHOLDER + path[len(root) :]
-    return None
-
-
-def _check(case_input: dict[str, Any], root: str) -> dict[str, Any]:
-    def sub(value: object, what: str) -> str:
-        return _str(value, what).replace(PLACEHOLDER, root)
-
-    config = case_input.get("config")
-    if not isinstance(config, dict) or not isinstance(config.get("allowed_paths"), list):
-        raise _bad("input.config must be {mode, allowed_paths}")
+def _check(case_input: dict[str, Any]) -> dict[str, Any]:
+    config = case_input["config"]
     sandbox = Sandbox(
-        SandboxConfig(
-            mode=_str(config.get("mode"), "config.mode"),
-            allowed_paths=[sub(p, "allowed_paths[]") for p in config["allowed_paths"]],
-        ),
-        sub(case_input.get("workspace"), "input.workspace"),
+        SandboxConfig(mode=config["mode"], allowed_paths=list(config["allowed_paths"])),
+        case_input["workspace"],
     )
-    result = sandbox.check(sub(case_input.get("path"), "input.path"))
-    return {
-        "allowed": result.allowed,
-        "reason": result.reason,
-        "resolved": _relative_to_root(result.resolved, root),
-    }
+    result = sandbox.check(case_input["path"])
+    return {"allowed": result.allowed, "reason": result.reason, "resolved": result.resolved}
 
 
-def _detect(case_input: dict[str, Any], root: str) -> dict[str, Any]:
+def _detect(case_input: dict[str, Any]) -> dict[str, Any]:
     env = case_input.get("env")
     if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
         raise _bad("input.env must map names to strings")
-    runtime = Sandbox.detect_container(root, env)
+    runtime = Sandbox.detect_container(case_input["root"], env)
     return {"runtime": runtime, "default_mode": default_mode(runtime).value}
+
+
+def run_laid(case_input: dict[str, Any]) -> dict[str, Any]:
+    """The laid-out case (``layout.lay_out``) -> the check (``resolved`` a concrete
+    path) or the detection."""
+    return _check(case_input) if case_input["op"] == "check_path" else _detect(case_input)
 
 
 def run(case_input: dict[str, Any]) -> dict[str, Any]:
     """``{op: check_path | detect_container, tree, ...}`` -> the check or the detection."""
-    op = case_input.get("op")
-    if op not in ("check_path", "detect_container"):
-        raise _bad("input.op must be check_path or detect_container")
-    root = os.path.realpath(tempfile.mkdtemp(prefix="hanzo-sandbox-"))
-    try:
-        build_tree(root, case_input.get("tree"))
-        return _check(case_input, root) if op == "check_path" else _detect(case_input, root)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    with layout.laid("sandbox-paths", case_input) as case:
+        return case.finish(run_laid(case.input))

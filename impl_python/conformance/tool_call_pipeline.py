@@ -1,14 +1,11 @@
-"""tool-call-pipeline JSON layer: build the sandbox tree in a temporary root, compose
-the real policy, hook runner (fixtures) and sandbox with a scripted prompter and
-executor, run one call. The root is written back as ``{root}`` in the output."""
+"""tool-call-pipeline JSON layer: compose the real policy, hook runner (fixtures) and
+sandbox with a scripted prompter and executor, run one call. ``layout.lay_out`` builds
+the sandbox tree in a temporary root, replaces the placeholders and writes the root
+back as ``{root}`` in the output."""
 
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
-import tempfile
-from dataclasses import replace
 from typing import Any
 
 from impl_python.config import TIERS, HanzoConfig, merge_tiers
@@ -17,8 +14,7 @@ from impl_python.permissions import PermissionPolicy, PermissionRule
 from impl_python.pipeline import PermissionDecision, ToolCall, ToolCallPipeline
 from impl_python.sandbox import Sandbox, SandboxConfig
 
-from .hooks import substitute
-from .sandbox_paths import PLACEHOLDER, build_tree
+from . import layout
 
 HOOK_ENV = {"PATH": "/usr/bin:/bin"}
 
@@ -50,31 +46,16 @@ def _encoded(text: str | None) -> bytes | None:
     return None if text is None else text.encode("utf-8")
 
 
-def _unroot(value: Any, root: str) -> Any:
-    if isinstance(value, str):
-        return value.replace(root, PLACEHOLDER)
-    if isinstance(value, list):
-        return [_unroot(v, root) for v in value]
-    if isinstance(value, dict):
-        return {k: _unroot(v, root) for k, v in value.items()}
-    return value
-
-
-def _run_in(case_input: dict[str, Any], root: str) -> dict[str, Any]:
-    def sub(text: str) -> str:
-        return substitute(text, root)
-
-    def sub_command(text: str) -> str:
-        return substitute(text, root, command=True)
-
+def run_laid(case_input: dict[str, Any]) -> dict[str, Any]:
+    """The laid-out case (``layout.lay_out``: concrete paths and commands) ->
+    ``{ran, steps, tool_result, audit}`` (with concrete paths)."""
     box = case_input["sandbox"]
-    build_tree(root, box["tree"])
     # PIPE-1: the parts in the order of the pipeline's parameters (sandbox, whose
     # workspace the hooks run in, then policy, then hooks), then the call's origin.
     box_config = box["config"]
     sandbox = Sandbox(
-        SandboxConfig(box_config["mode"], [sub(p) for p in box_config["allowed_paths"]]),
-        sub(box["workspace"]),
+        SandboxConfig(box_config["mode"], list(box_config["allowed_paths"])),
+        box["workspace"],
     )
     session_id = case_input["session_id"]
     answer = case_input["prompter"]
@@ -84,9 +65,6 @@ def _run_in(case_input: dict[str, Any], root: str) -> dict[str, Any]:
     settings = case_input.get("settings")
     if settings is not None:
         config = _merged(settings)
-        config = replace(
-            config, hooks=[replace(h, command=sub_command(h.command)) for h in config.hooks]
-        )
         pipeline = ToolCallPipeline.from_config(
             config, prompter, sandbox, executor, session_id, hook_env=HOOK_ENV
         )
@@ -98,7 +76,7 @@ def _run_in(case_input: dict[str, Any], root: str) -> dict[str, Any]:
         hooks = [
             HookConfig(
                 h["event"],
-                sub_command(h["command"]),
+                h["command"],
                 h["tool_pattern"],
                 h.get("timeout_ms", DEFAULT_TIMEOUT_MS),
             )
@@ -111,31 +89,24 @@ def _run_in(case_input: dict[str, Any], root: str) -> dict[str, Any]:
         call_raw["tool_name"],
         call_raw["input"],
         call_raw["origin"],
-        [sub(p) for p in call_raw["paths"]],
+        list(call_raw["paths"]),
     )
     outcome = asyncio.run(pipeline.run(call))
     result = outcome.tool_result
-    output: dict[str, Any] = _unroot(
-        {
-            "ran": outcome.ran,
-            "steps": outcome.steps,
-            "tool_result": {
-                "output": result.output,
-                "error": result.error,
-                "is_error": result.is_error,
-            },
-            "audit": outcome.audit,
+    return {
+        "ran": outcome.ran,
+        "steps": outcome.steps,
+        "tool_result": {
+            "output": result.output,
+            "error": result.error,
+            "is_error": result.is_error,
         },
-        root,
-    )
-    return output
+        "audit": outcome.audit,
+    }
 
 
 def run(case_input: dict[str, Any]) -> dict[str, Any]:
     """``{settings | rules + hooks, prompter, sandbox, call, ...}`` ->
     ``{ran, steps, tool_result, audit}``."""
-    root = os.path.realpath(tempfile.mkdtemp(prefix="hanzo-pipeline-"))
-    try:
-        return _run_in(case_input, root)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    with layout.laid("tool-call-pipeline", case_input) as case:
+        return case.finish(run_laid(case.input))
