@@ -1,7 +1,7 @@
-"""The replay MCP server for examples/hanzoai-mcp-stdio: writes a case's stdout bytes
-(argv[1], a JSON file of byte chunks as latin-1 strings), chunk by chunk, then closes its
-stdout, and reads its stdin until the client closes it (argv[2] receives those lines; the
-worker records the client's writes itself, on the client's side)."""
+"""The replay MCP server of examples/hanzoai-runtime's mcp-stdio cases: writes a case's
+stdout bytes (argv[1], a JSON file of byte chunks as latin-1 strings), chunk by chunk,
+then closes its stdout, and reads its stdin until the client closes it (argv[2] receives
+those lines; the worker records the client's writes itself, on the client's side)."""
 
 import json
 import os
