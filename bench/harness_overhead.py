@@ -143,12 +143,33 @@ def _cpu(fn: Callable[[], Any]) -> float:
     return time.process_time() - began
 
 
+def _process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants: a confined worker runs under ``unshare``/``prlimit``
+    (adapters/isolation.py), so the platform's process is a grandchild."""
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children", encoding="ascii") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except OSError:
+            pass
+    return found
+
+
 def _child_cpu(pid: int | None) -> float:
-    """CPU seconds of a child process so far, all its threads (0 without one): from
-    ``/proc/PID/task/*/schedstat`` (nanoseconds) where the kernel has it, else utime +
-    stime from ``/proc/PID/stat`` (clock ticks: 10 ms, too coarse for short slices)."""
+    """CPU seconds of a child process and its descendants so far, all their threads (0
+    without one): from ``/proc/PID/task/*/schedstat`` (nanoseconds) where the kernel has
+    it, else utime + stime from ``/proc/PID/stat`` (clock ticks: 10 ms, too coarse for
+    short slices)."""
     if pid is None:
         return 0.0
+    return sum(_one_cpu(p) for p in _process_tree(pid))
+
+
+def _one_cpu(pid: int) -> float:
     try:
         total = 0
         for task in os.listdir(f"/proc/{pid}/task"):
@@ -156,8 +177,11 @@ def _child_cpu(pid: int | None) -> float:
                 total += int(f.read().split()[0])
         return total / 1e9
     except (OSError, ValueError, IndexError):
-        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0  # ended meanwhile
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
