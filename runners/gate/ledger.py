@@ -44,7 +44,7 @@ from .._input_files import loads_unique, not_regular
 from .._textsafe import bound
 from ..exceptions import HarnessError
 from ..judge.crashes import result_crash_kind
-from ..judge.keys import case_key, divergences, unledgered_status
+from ..judge.keys import Divergence, case_key, divergences, unledgered_status
 from ..vectors.schemas import SCHEMAS_DIR, pointer
 
 UNREVIEWED = "unreviewed: written by `hanzo-conformance expectations --update`"
@@ -162,11 +162,17 @@ def _today() -> datetime.date:
     return datetime.datetime.now(datetime.timezone.utc).date()
 
 
-def _signature(result: Mapping[str, Any], ignore: set[tuple[str, str]]) -> dict[str, Any]:
-    """How a result fails, in a case entry's terms (divergences in ``ignore`` clusters aside)."""
+def _signature(
+    result: Mapping[str, Any],
+    ignore: set[tuple[str, str]],
+    found: Sequence[Divergence] | None = None,
+) -> dict[str, Any]:
+    """How a result fails, in a case entry's terms (divergences in ``ignore`` clusters
+    aside; ``found``: its ``divergences``, when the caller has them)."""
     if result["status"] == "partial":
         return {"absent": sorted(result.get("absent", ()))}
-    rest = [d for d in divergences(result) if (d.pattern, d.kind) not in ignore]
+    each = divergences(result) if found is None else found
+    rest = [d for d in each if (d.pattern, d.kind) not in ignore]
     if not rest:
         return {"pointers": []}
     if unledgered_status(result) == "error":
@@ -294,8 +300,9 @@ class LedgerGate:
         if key in self._named:
             self._known[key] = content_hash
 
-    def judge(self, result: dict[str, Any]) -> None:
-        """Mark ``result`` xfail if a ledger records exactly how it fails; note stale entries."""
+    def judge(self, result: dict[str, Any], found: Sequence[Divergence] | None = None) -> None:
+        """Mark ``result`` xfail if a ledger records exactly how it fails; note stale
+        entries. ``found``: its ``divergences``, when the caller has them."""
         for applied in self._by_platform.get(result["platform"], ()):
             if result["status"] in ("skip", "not_run"):
                 return
@@ -323,7 +330,9 @@ class LedgerGate:
                 for entry in [*case_entries, *cover.cluster_entries]:
                     applied.stale.setdefault(entry.index, []).append(key)
                 continue
-            _judge_expected(result, key, cover, applied)
+            _judge_expected(
+                result, key, cover, applied, tuple(divergences(result)) if found is None else found
+            )
 
     def problems(self) -> list[GateProblem]:
         """Per ledger, in entry order: its entries' problems, the cases of each entry that
@@ -394,17 +403,23 @@ def apply_ledgers(
     return gate.problems()
 
 
-def _judge_expected(result: dict[str, Any], key: str, cover: _Coverage, applied: _Applied) -> None:
+def _judge_expected(
+    result: dict[str, Any],
+    key: str,
+    cover: _Coverage,
+    applied: _Applied,
+    found: Sequence[Divergence],
+) -> None:
     """A failing result covered by entries: xfail if they record exactly how it fails."""
     ledger = applied.ledger
-    keys = {(d.pattern, d.kind) for d in divergences(result)}
+    keys = {(d.pattern, d.kind) for d in found}
     matched = True
     for entry in cover.cluster_entries:
         if entry.cluster not in keys:
             matched = False
             applied.left.setdefault((entry.index, _describe_keys(keys)), []).append(key)
     clustered = {e.cluster for e in cover.cluster_entries if e.cluster}
-    rest = _signature(result, clustered)
+    rest = _signature(result, clustered, found)
     if cover.case_entry is not None:
         recorded = _normalized(cover.case_entry.raw["fails"])
         if recorded != rest and not (recorded == ANY_CRASH and "crash" in rest):

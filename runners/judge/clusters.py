@@ -174,6 +174,7 @@ class ClusterTally:
         result: Mapping[str, Any],
         clauses: Sequence[str] = (),
         case: Mapping[str, Any] | None = None,
+        found: Sequence[Divergence] | None = None,
     ) -> None:
         """``result``'s divergences; ``case``: its case's record (input, expected) for
         the reproducer."""
@@ -183,7 +184,7 @@ class ClusterTally:
         name = case_key(result["domain"], result["case"])
         xfail = result["status"] == "xfail"
         made = None
-        for d in divergences(result):
+        for d in divergences(result) if found is None else found:
             key = (platform, d.pattern, d.kind)
             c = self._by_key.get(key)
             if c is None:
@@ -302,10 +303,11 @@ class ClusterMarks(Protocol):
     def notes(self, c: Cluster) -> list[str]: ...
 
 
-def annotate_result(r: dict[str, Any]) -> None:
-    """Put the cluster id on each divergence of one result (in place): a violation
-    carries the id of the difference it goes with."""
-    for d in divergences(r):
+def annotate_result(r: dict[str, Any], found: Sequence[Divergence] | None = None) -> None:
+    """Put the cluster id on each divergence of one result (in place; ``found``: its
+    ``divergences`` when the caller has them): a violation carries the id of the
+    difference it goes with."""
+    for d in divergences(r) if found is None else found:
         if d.entry is r:
             r["cluster"] = d.id
             continue
