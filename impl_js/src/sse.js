@@ -3,11 +3,14 @@
 //
 // Bytes are decoded as one stream by the WHATWG Encoding Standard's UTF-8
 // decoder (a character split between chunks survives, invalid sequences become
-// U+FFFD, SSE-11): one streaming TextDecoder (ICU in Node) for small chunks,
-// and for chunks of FAST_DECODE_MIN bytes or more `buffer.transcode` (simdutf
-// in Node 20, ~1.7x faster per byte; the decoding is then ~30% of this parser's
-// time on 64 KiB chunks, against ~40% with the TextDecoder) up to the chunk's
-// last complete character. transcode accepts only well-formed UTF-8, which
+// U+FFFD, SSE-11): one streaming TextDecoder (ICU in Node) for small chunks
+// (but a small chunk that `buffer.isAscii`, simdutf, finds all-ASCII while the
+// decoder holds nothing is its own Latin-1 text, a one-byte string, at a
+// fraction of the decoder's per-call cost), and for chunks of FAST_DECODE_MIN
+// bytes or more `buffer.transcode` (simdutf in Node 20, ~1.7x faster per
+// byte; the decoding is then ~30% of this parser's time on 64 KiB chunks,
+// against ~40% with the TextDecoder) up to the chunk's last complete
+// character. transcode accepts only well-formed UTF-8, which
 // every conforming decoder decodes alike; on anything else the chunk, and the
 // rest of the stream, go to the TextDecoder. The decoders keep a BOM and the
 // parser drops the first decoded U+FEFF itself (SSE-2).
