@@ -14,13 +14,8 @@ from adapters.python import PythonAdapter
 from adapters.registry import register_platform, unregister_platform
 from adapters.worker import WorkerAdapter, case_of
 from runners._cli import main
-from runners.judge.clusters import (
-    cluster_id,
-    crash_kind,
-    difference_kind,
-    pointer_pattern,
-    result_crash_kind,
-)
+from runners.judge.crashes import crash_kind, result_crash_kind
+from runners.judge.keys import cluster_id, difference_kind, pointer_pattern
 from runners.vectors.schemas import results_validator
 
 ROOT = Path(__file__).resolve().parent.parent

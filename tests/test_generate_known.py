@@ -194,7 +194,8 @@ def test_a_published_package_searched_past_its_ledger(capsys: Any) -> None:
     )
     out = capsys.readouterr().out
     assert code == 1, out
-    assert "httpx-sse: 5 known causes (ledger clusters) are not findings" in out
+    # 4: retry's output-schema violation is one cause with its difference (issue 29)
+    assert "httpx-sse: 4 known causes (ledger clusters) are not findings" in out
     assert "answers diverged only in known causes" in out
     [line] = [ln for ln in out.splitlines() if ln.strip().startswith("httpx-sse: differs")]
     assert "not in its ledger: " in line, line
@@ -314,6 +315,6 @@ def test_hanzos_sdk_searched_past_its_recorded_crash(capsys: Any) -> None:
     assert "hanzoai: crashed: UnicodeDecodeError" in out  # without the ledger
     assert main([*argv, "--expectations", str(ledger)]) == 1
     out = capsys.readouterr().out
-    assert "hanzoai: 4 known causes (ledger clusters) are not findings" in out
+    assert "hanzoai: 3 known causes (ledger clusters) are not findings" in out
     [line] = [ln for ln in out.splitlines() if ln.strip().startswith("hanzoai: ")][1:]
     assert "crashed" not in line and "not in its ledger: " in line, line

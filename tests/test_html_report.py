@@ -102,6 +102,13 @@ def test_html_report_shows_the_diff_of_a_failing_case(browser, results, tmp_path
     # The causes table: one cluster, and choosing it lists its cases.
     cause = page.locator("#causes tr.cause")
     assert cause.count() == 1 and "/frames/*/data" in cause.inner_text()
+    # Under it, its smallest case as a reproducer: input, expected, actual (issue 29).
+    reproducer = page.locator("#causes tr.reproducer details")
+    assert reproducer.count() == 1
+    reproducer.locator("summary").click()
+    shown = reproducer.inner_text()
+    assert "smallest case: sse-frames::hello" in shown
+    assert "input" in shown and "expected" in shown and '"hi!"' in shown
     cause.click()
     assert page.locator("#count").inner_text() == "2 of 2 cases"
     assert errors == []

@@ -3,7 +3,7 @@ not) and the same causes (the (pointer pattern, kind) cluster keys a ledger reco
 ``generate --expectations`` looks past).
 
 ``run`` judges an answer against the vector (``runners.judge.outcomes.judge``, its causes
-read from the result record by ``runners.judge.clusters.result_keys``); ``generate`` judges
+read from the result record by ``runners.judge.keys.result_keys``); ``generate`` judges
 it against the reference's answer (``Search._judge``, its causes by
 ``runners.generate.known.answer_causes``). With the reference answering what the
 vector expects, the two must agree on every answer.
@@ -19,7 +19,7 @@ import pytest
 from adapters.python import PythonAdapter
 from runners.generate.known import answer_causes
 from runners.generate.search import Search, _Keys
-from runners.judge.clusters import result_keys
+from runners.judge.keys import result_keys
 from runners.judge.outcomes import judge
 from runners.run.batches import start_platform
 from runners.vectors.load import Case, load_vector_file

@@ -17,11 +17,11 @@ or the fields a partial answer lacks (``{"absent": [...]}``: the platform declar
 them absent, docs/protocol.md). A partial result an entry records stays ``partial``
 (with the entry as its ``expectation``): it is counted and shown as partial, and the
 gate passes it; one no entry records fails the gate.
-A **cluster entry** covers
-one systematic difference (pointer pattern + kind, ``_clusters.py``) and lists
-every case it covers; each listed case must still diverge in that cluster. A crash
-is a cluster by its cause (kind ``crash UnicodeDecodeError``, ``crash timeout``, ...):
-a case listed there must still crash with that cause.
+A **cluster entry** covers one systematic difference (its cluster key, pointer pattern
++ kind: ``runners/judge/keys.py``) and lists every case it covers; each listed case
+must still diverge in that cluster. A crash is a cluster by its cause (kind ``crash
+UnicodeDecodeError``, ``crash timeout``, ...): a case listed there must still crash
+with that cause.
 
 A platform that failed as a whole (it did not start, could not be restarted, or was
 given up on: ``PLATFORM_FAILURES``) says nothing about any case. No entry may record
@@ -43,8 +43,8 @@ from jsonschema import Draft202012Validator
 from .._input_files import loads_unique, not_regular
 from .._textsafe import bound
 from ..exceptions import HarnessError
-from ..judge.clusters import divergences, result_crash_kind, unledgered_status
-from ..judge.keys import case_key
+from ..judge.crashes import result_crash_kind
+from ..judge.keys import Divergence, case_key, divergences, unledgered_status
 from ..vectors.schemas import SCHEMAS_DIR, pointer
 
 UNREVIEWED = "unreviewed: written by `hanzo-conformance expectations --update`"
@@ -162,11 +162,17 @@ def _today() -> datetime.date:
     return datetime.datetime.now(datetime.timezone.utc).date()
 
 
-def _signature(result: Mapping[str, Any], ignore: set[tuple[str, str]]) -> dict[str, Any]:
-    """How a result fails, in a case entry's terms (divergences in ``ignore`` clusters aside)."""
+def _signature(
+    result: Mapping[str, Any],
+    ignore: set[tuple[str, str]],
+    found: Sequence[Divergence] | None = None,
+) -> dict[str, Any]:
+    """How a result fails, in a case entry's terms (divergences in ``ignore`` clusters
+    aside; ``found``: its ``divergences``, when the caller has them)."""
     if result["status"] == "partial":
         return {"absent": sorted(result.get("absent", ()))}
-    rest = [d for d in divergences(result) if (d.pattern, d.kind) not in ignore]
+    each = divergences(result) if found is None else found
+    rest = [d for d in each if (d.pattern, d.kind) not in ignore]
     if not rest:
         return {"pointers": []}
     if unledgered_status(result) == "error":
@@ -177,7 +183,7 @@ def _signature(result: Mapping[str, Any], ignore: set[tuple[str, str]]) -> dict[
         code = actual["error"].get("code") if isinstance(actual["error"], Mapping) else None
         if code:
             return {"error": code}
-    return {"pointers": sorted({d.entry["pointer"] for d in rest})}
+    return {"pointers": sorted({p for d in rest for p in d.pointers})}
 
 
 @dataclass
@@ -294,8 +300,9 @@ class LedgerGate:
         if key in self._named:
             self._known[key] = content_hash
 
-    def judge(self, result: dict[str, Any]) -> None:
-        """Mark ``result`` xfail if a ledger records exactly how it fails; note stale entries."""
+    def judge(self, result: dict[str, Any], found: Sequence[Divergence] | None = None) -> None:
+        """Mark ``result`` xfail if a ledger records exactly how it fails; note stale
+        entries. ``found``: its ``divergences``, when the caller has them."""
         for applied in self._by_platform.get(result["platform"], ()):
             if result["status"] in ("skip", "not_run"):
                 return
@@ -323,7 +330,9 @@ class LedgerGate:
                 for entry in [*case_entries, *cover.cluster_entries]:
                     applied.stale.setdefault(entry.index, []).append(key)
                 continue
-            _judge_expected(result, key, cover, applied)
+            _judge_expected(
+                result, key, cover, applied, tuple(divergences(result)) if found is None else found
+            )
 
     def problems(self) -> list[GateProblem]:
         """Per ledger, in entry order: its entries' problems, the cases of each entry that
@@ -394,17 +403,23 @@ def apply_ledgers(
     return gate.problems()
 
 
-def _judge_expected(result: dict[str, Any], key: str, cover: _Coverage, applied: _Applied) -> None:
+def _judge_expected(
+    result: dict[str, Any],
+    key: str,
+    cover: _Coverage,
+    applied: _Applied,
+    found: Sequence[Divergence],
+) -> None:
     """A failing result covered by entries: xfail if they record exactly how it fails."""
     ledger = applied.ledger
-    keys = {(d.pattern, d.kind) for d in divergences(result)}
+    keys = {(d.pattern, d.kind) for d in found}
     matched = True
     for entry in cover.cluster_entries:
         if entry.cluster not in keys:
             matched = False
             applied.left.setdefault((entry.index, _describe_keys(keys)), []).append(key)
     clustered = {e.cluster for e in cover.cluster_entries if e.cluster}
-    rest = _signature(result, clustered)
+    rest = _signature(result, clustered, found)
     if cover.case_entry is not None:
         recorded = _normalized(cover.case_entry.raw["fails"])
         if recorded != rest and not (recorded == ANY_CRASH and "crash" in rest):
@@ -470,9 +485,15 @@ def ledger_from_results(
         and not (r["status"] == "error" and result_crash_kind(r) in PLATFORM_FAILURES)
     ]
     by_key: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    # each key's symptoms: the keys its divergences had alone (``Divergence.symptoms``)
+    symptoms: dict[tuple[str, str], dict[tuple[str, str], None]] = {}
     for r in failing:
-        for k in dict.fromkeys((d.pattern, d.kind) for d in divergences(r)):
-            by_key.setdefault(k, []).append(r)
+        for d in divergences(r):
+            k = (d.pattern, d.kind)
+            cases = by_key.setdefault(k, [])
+            if not cases or cases[-1] is not r:
+                cases.append(r)
+            symptoms.setdefault(k, {}).update(dict.fromkeys(d.symptoms()))
     # A crash whose message names no cause (kind plain "crash") may share nothing with
     # another such crash: those stay case entries. A cluster the previous ledger has
     # stays one while any case still diverges in it, however few (a reviewer made it).
@@ -494,7 +515,9 @@ def ledger_from_results(
         refs = [
             {"domain": r["domain"], "case": r["case"], "hash": r["case_hash"]} for r in by_key[k]
         ]
-        review = reviews.get(("cluster", k[0], k[1])) or _shared_case_review(by_key[k], previous)
+        review = _symptoms_review([k, *symptoms[k]], reviews) or _shared_case_review(
+            by_key[k], previous
+        )
         entries.append({"cluster": {"pattern": k[0], "kind": k[1]}, "cases": refs, **review})
     for r in failing:
         fails = _signature(r, big)
@@ -529,6 +552,24 @@ def _unreviewed() -> dict[str, str]:
 
 def _review(raw: Mapping[str, Any]) -> dict[str, str]:
     return {k: raw[k] for k in ("reason", "link", "owner", "expires") if k in raw}
+
+
+def _symptoms_review(
+    symptoms: Iterable[tuple[str, str]], reviews: Mapping[tuple[str, ...], dict[str, str]]
+) -> dict[str, str] | None:
+    """A cluster's review: that of the previous cluster entries keyed by its key or
+    by one of its symptoms (when a difference and its schema violation, or one map
+    key each, became one cause). Every reviewed reason is kept, its own key's first."""
+    keys = dict.fromkeys(("cluster", *k) for k in symptoms)
+    found = [reviews[k] for k in keys if k in reviews]
+    reviewed = [r for r in found if r.get("reason") != UNREVIEWED]
+    if not reviewed:
+        return found[0] if found else None
+    reasons = list(dict.fromkeys(r["reason"] for r in reviewed))
+    joined = reasons[0]
+    for reason in reasons[1:]:
+        joined += (" " if joined.endswith((".", "!", "?")) else "; ") + reason
+    return {**reviewed[0], "reason": joined}
 
 
 def _shared_case_review(

@@ -28,8 +28,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..gate.ledger import Ledger
-from ..judge.clusters import crash_kind, result_keys
-from ..judge.keys import case_key
+from ..judge.crashes import crash_kind
+from ..judge.keys import case_key, result_keys
 from ..judge.outcomes import judge_response
 from ..vectors.load import Case, VectorFile
 
@@ -83,7 +83,7 @@ def answer_causes(
     """The cluster keys of ``actual``'s divergences from the reference's ``expected``,
     judged as ``run`` judges an answer (``runners.judge.outcomes.judge_response``, against a
     case expecting the reference's answer) and keyed as a run's results are
-    (``runners.judge.clusters.result_keys``); ``align``: arrays of different lengths aligned
+    (``runners.judge.keys.result_keys``); ``align``: arrays of different lengths aligned
     first, as ``run`` always does (``runners.judge.compare.diff``)."""
     if "crash" in actual:
         body = actual["crash"]
@@ -94,6 +94,7 @@ def answer_causes(
     )
     differences, violations, _ = judge_response(case, actual, rules, None, align, pairs_first)
     result = {
+        "domain": domain,
         "status": "fail",
         "diff": [d.to_json() for d in differences],
         "schema_errors": [v.to_json() for v in violations],

@@ -20,8 +20,8 @@ from typing import Any
 
 from .._textsafe import bound
 from ..vectors.clauses import DEPARTS_FROM, FILLS_GAP, SECURITY, Marker, domain_contract
-from .clusters import Cluster, cluster_id, result_keys
-from .keys import case_key
+from .clusters import Cluster
+from .keys import case_key, cluster_id, result_keys
 
 Markers = Mapping[str, tuple[Marker, ...]]
 """A domain's marked clauses: clause id -> its markers."""

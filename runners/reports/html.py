@@ -64,10 +64,14 @@ def page_data(doc: Mapping[str, Any]) -> dict[str, Any]:
     summary = {k: v for k, v in doc["summary"].items() if k not in ("matrix", "clusters")}
     summary.update(skips.groups(doc))  # a file from before the groups: made from its results
     touched = tally_of(doc["results"], doc.get("cases"), marks)
-    causes = [
-        {**touched.to_json(c), "members": c.cases, "notes": touched.notes(c)}
-        for c in touched.ordered(clusters(doc["results"], doc.get("cases")))
-    ]
+    causes = []
+    for c in touched.ordered(clusters(doc["results"], doc.get("cases"))):
+        cause = {**touched.to_json(c), "members": c.cases, "notes": touched.notes(c)}
+        if c.reproducer is not None:  # bounded as the page's other values are
+            cause["reproducer"] = {
+                k: v if k == "case" else _capped(v) for k, v in c.reproducer.items()
+            }
+        causes.append(cause)
     return {
         "summary": summary,
         "matrix": doc["summary"]["matrix"],
@@ -395,7 +399,15 @@ function renderGate() {
     t.append(el("tr", {class: "cause" + (c.security ? " sec" : ""), title: "show these cases", style: "cursor:pointer",
       onclick: () => { causeFilter = new Set(c.members); $("f-platform").value = c.platform; $("f-status").value = ""; apply(); }},
       el("td", {}, c.platform), el("td", {}, c.cases), el("td", {}, c.pattern || "(whole output)"), el("td", {}, ...flags, c.kind),
-      el("td", {}, c.clauses.slice(0, 6).join(", ") + (c.clauses.length > 6 ? ", …" : ""))));
+      el("td", {}, c.clauses.slice(0, 6).join(", ") + (c.clauses.length > 6 ? ", …" : "")
+        + (c.also_cited.length ? " (also cited by some cases: " + c.also_cited.join(", ") + ")" : ""))));
+    const r = c.reproducer;
+    if (r) {
+      const box = el("details", {}, el("summary", {}, "smallest case: " + r.case));
+      for (const part of ["input", "expected", "actual"])
+        if (part in r) box.append(el("h4", {}, part), el("pre", {}, show(r[part])));
+      t.append(el("tr", {class: "reproducer"}, el("td", {colspan: "5"}, box)));
+    }
   }
 }
 // Every marked clause of the run's domains: how it departs from HIP-301 (or fills a gap

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._textsafe import bound, shown
-from ..judge.clusters import clusters
+from ..judge.clusters import Cluster, clusters
 from ..judge.keys import case_key, violation_kind
 from ..judge.marks import ClauseMarks, MarkTally, tally_of
 from . import skips
@@ -139,12 +139,15 @@ def render_markdown(
         for c in found:
             security = touched.security(c)
             flag = f"🔒 security ({', '.join(security)}): " if security else ""
+            others = sorted(c.other_clauses)
+            also = f" (also cited by some cases: {', '.join(others)})" if others else ""
             out.append(
                 f"| {_escape(c.platform)} | {c.size} | `{_escape(c.pattern or '(whole)')}` "
-                f"| {flag}{_escape(c.kind)} | {_escape(', '.join(sorted(c.clauses)))} "
+                f"| {flag}{_escape(c.kind)} | {_escape(', '.join(sorted(c.clauses)) + also)} "
                 f"| {_escape(', '.join(c.cases[:3]))} |"
             )
         out.append("")
+        out += _reproducers(found)
     out += _incomplete(skips.groups(doc))
     out += _divergences(doc, marks, touched, bounded, rest)
     return "\n".join(out).rstrip() + "\n"
@@ -196,6 +199,36 @@ def _incomplete(found: Mapping[str, Any]) -> list[str]:
         ]
         out.append("")
     return out
+
+
+# Each part of a cluster's reproducer is bounded like the report's other values.
+MAX_REPRODUCER_CHARS = 600
+
+
+def _fenced(text: str) -> list[str]:
+    """``text`` as a fenced code block longer than any backtick run inside it."""
+    fence = "`" * max(3, max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    return [fence + "json", text, fence]
+
+
+def _reproducers(found: Sequence[Cluster]) -> list[str]:
+    """Each cluster's smallest case: its input, expected and actual answer."""
+    out = []
+    for c in found:
+        r = c.reproducer
+        if r is None:
+            continue
+        head = f"{c.platform}: {c.pattern or '(whole output)'}: {c.kind}"
+        out += [
+            f"<details><summary>[{c.id}] {_escape(head)}: smallest case "
+            f"{_escape(r['case'])}</summary>",
+            "",
+        ]
+        for part in ("input", "expected", "actual"):
+            if part in r:
+                out += [f"{part}:", "", *_fenced(shown(r[part], MAX_REPRODUCER_CHARS)), ""]
+        out += ["</details>", ""]
+    return ["### Smallest case of each cause", "", *out] if out else []
 
 
 def _platform_problems(platforms: Mapping[str, Mapping[str, Any]]) -> list[str]:

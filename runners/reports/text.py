@@ -376,7 +376,7 @@ def render_text(
             continue
         info = cases.get(case_key(r["domain"], r["case"]))
         clauses = (info or {}).get("clauses", ())
-        causes.add(r, clauses)
+        causes.add(r, clauses, info)
         touched.add(r, clauses)
         problems.add(r, info)
     head, tail = text_report(

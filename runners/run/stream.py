@@ -35,7 +35,7 @@ from ..gate.triage import triage
 from ..gate.verdict import in_shard
 from ..judge.clusters import ClusterTally, annotate_result
 from ..judge.compare import MISSING
-from ..judge.keys import case_key
+from ..judge.keys import case_key, divergences
 from ..judge.marks import ClauseMarks, MarkTally
 from ..judge.outcomes import Item, Outcome, Outcomes, unjudged
 from ..reports.meta import VectorsDigest, digest_lines
@@ -404,15 +404,17 @@ class Sink:
             self.on_results(done, chunk.failed)
 
     def _judged(self, r: dict[str, Any], info: dict[str, Any] | None) -> None:
-        """A result's record, through the ledgers, counted, clustered and reported."""
-        self.gate.judge(r)
+        """A result's record, through the ledgers, counted, clustered and reported; a
+        failing one's divergences are found once, for all of them."""
+        found = tuple(divergences(r)) if r["status"] in ("fail", "error") else ()
+        self.gate.judge(r, found)
         status = r["status"]
         self.tally.add(status, r["domain"], r["platform"])
         self.tally.note(r)
         if status in ("fail", "error", "xfail"):
-            annotate_result(r)
+            annotate_result(r, found)
             clauses = info["clauses"] if info is not None else ()
-            self.clusters.add(r, clauses)
+            self.clusters.add(r, clauses, info, found)
             self.marks.add(r, clauses)
             self.problems.add(r, info)
 
@@ -497,7 +499,13 @@ def _is_expected(value: Any, case: Case) -> bool:
 
 
 def _case_info(case: Case) -> dict[str, Any]:
-    return {"description": case.description, "clauses": list(case.clauses), "input": case.input}
+    """What the report and the clusters' reproducers show of a case that did not pass."""
+    info = {"description": case.description, "clauses": list(case.clauses), "input": case.input}
+    if case.expects_error:
+        info["error"] = case.error
+    else:
+        info["expected"] = case.expected
+    return info
 
 
 def _case_line(c: Case) -> str:
