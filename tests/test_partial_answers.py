@@ -415,3 +415,12 @@ def test_under_pytest_a_recorded_partial_is_an_xfail_naming_its_fields(
     assert "failed" not in outcomes and outcomes["xfailed"] > 50 and outcomes["passed"] > 0
     result.stdout.fnmatch_lines(["*partial: not compared (declared absent): /audit, /rule_index*"])
     assert result.ret == 0
+
+
+def test_history_counts_partial_answers(capsys, tmp_path):
+    _, doc, out = run_json(capsys, tmp_path)
+    partials = doc["summary"]["partial"]
+    assert partials > 0
+    main(["history", str(out), str(out)])
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith(f"  {out}"))
+    assert f" pass, {partials} partial, " in line

@@ -113,3 +113,29 @@ test("a BOM starting a large first chunk is dropped, a later one kept", () => {
   // The kept BOM starts the second line, whose name is then not `data` (SSE-7e).
   assert.deepEqual(feedAll([second]), [{ event: null, data: value(BIG).replaceAll("\u20ac", "e"), id: null, retry: null }]);
 });
+
+test("small chunks switching between all-ASCII and not decode as one stream", () => {
+  // Runs of ASCII and non-ASCII small chunks (the ASCII check is skipped after
+  // several non-ASCII chunks, then retried), a character split before an
+  // all-ASCII chunk, and an incomplete sequence before one (one U+FFFD).
+  const ascii = encoder.encode("data: plain ascii line\n");
+  const accented = encoder.encode("data: caf\u00e9 \u20ac\n");
+  /** @type {Uint8Array[]} */
+  const chunks = [encoder.encode("\ufeff")];
+  let want = "";
+  for (let round = 0; round < 3; round += 1) {
+    for (let i = 0; i < 320; i += 1) {
+      const chunk = (i >> 6) % 2 === 1 ? accented : ascii; // runs of 64, the last ASCII
+      chunks.push(chunk);
+      want += new TextDecoder().decode(chunk).slice(6);
+    }
+    chunks.push(encoder.encode("data: x"), Uint8Array.of(0xe2), encoder.encode("y\n")); // E2 then ASCII: one U+FFFD
+    const euro = encoder.encode("data: \u20ac\n"); // cut inside the euro sign
+    chunks.push(euro.subarray(0, 7), euro.subarray(7, 8), euro.subarray(8));
+    want += "x\ufffdy\n\u20ac\n";
+  }
+  chunks.push(encoder.encode("\n"));
+  const frames = feedAll(chunks);
+  assert.equal(frames.length, 1);
+  assert.equal(frames[0]?.data, want.slice(0, -1));
+});

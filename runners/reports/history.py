@@ -36,12 +36,16 @@ def _label(doc: Mapping[str, Any], name: str) -> str:
     return f"{name} ({extra})" if extra else name
 
 
+_COUNTED = ("pass", "partial", "fail", "error", "xfail", "skip")
+"""The statuses a run's line counts (``partial`` only when it has some)."""
+
+
 def render_history(docs: Sequence[tuple[str, Mapping[str, Any]]], limit: int = 200) -> str:
     """Each run's counts, then for each pair of successive runs the cases that changed."""
     lines = ["runs:"]
     for name, doc in docs:
         s = doc["summary"]
-        counts = ", ".join(f"{s.get(k, 0)} {k}" for k in ("pass", "fail", "error", "xfail", "skip"))
+        counts = ", ".join(f"{s.get(k, 0)} {k}" for k in _COUNTED if k != "partial" or s.get(k))
         lines.append(f"  {_label(doc, name)}: {counts}")
     for (old_name, old), (new_name, new) in itertools.pairwise(docs):
         changed = changes(old, new)
