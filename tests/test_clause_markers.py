@@ -272,6 +272,24 @@ def _many_causes(output):
     return output
 
 
+def test_a_cluster_is_security_relevant_when_half_its_cases_cite_the_clause(tmp_path, capsys):
+    # One cause in three cases, one citing SSE-2 (security): the clause is a note there,
+    # not what the cluster is about; in two cases of three it is.
+    def rewrite(output):
+        output["frames"][0]["kX"] = 1
+        return output
+
+    few = [_frame_case(1, "SSE-2"), _frame_case(2, "SSE-1"), _frame_case(3, "SSE-1")]
+    doc = json.loads(_run(tmp_path, few, rewrite).read_text())
+    [cluster] = doc["summary"]["clusters"]
+    assert "security" not in cluster
+    many = [_frame_case(1, "SSE-2"), _frame_case(2, "SSE-2"), _frame_case(3, "SSE-1")]
+    doc = json.loads(_run(tmp_path, many, rewrite).read_text())
+    [cluster] = doc["summary"]["clusters"]
+    assert cluster["security"] == ["SSE-2"]
+    capsys.readouterr()
+
+
 def test_a_security_cluster_comes_first_and_is_never_cut(tmp_path, capsys):
     # 14 clusters of two cases each, beyond them the smallest: one case on a security clause.
     cases = [_frame_case(100 * k + j, "SSE-1") for j in range(14) for k in (1, 2)]
@@ -292,6 +310,7 @@ def test_a_security_cluster_comes_first_and_is_never_cut(tmp_path, capsys):
     security = [c for c in clusters if c.get("security")]
     assert clusters[: len(security)] == security
     assert any(c["pattern"] == "/frames/*/kS" and c["security"] == ["SSE-2"] for c in security)
+
     assert len(clusters) > 12 + len(security)
     bounded = main(["report", str(results)])
     assert bounded == 1

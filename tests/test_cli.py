@@ -172,3 +172,23 @@ def test_every_public_name_of_the_package_loads_on_first_use() -> None:
         assert getattr(runners, name).__name__ == name
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         _ = runners.nothing
+
+
+def test_a_reader_that_stops_reading_ends_the_output_quietly():
+    """``hanzo-conformance list | head -1``: SIGPIPE's code and no traceback."""
+    import subprocess
+    import sys
+
+    child = subprocess.Popen(
+        [sys.executable, "-m", "runners", "list"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.read(1)
+    child.stdout.close()  # what head does once it has its line
+    stderr = child.stderr.read().decode()
+    child.stderr.close()
+    assert child.wait(timeout=60) == 141, stderr
+    assert "Traceback" not in stderr

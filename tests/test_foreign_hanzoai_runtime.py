@@ -246,3 +246,32 @@ def test_config_merge_lets_a_project_tier_set_the_api_key(worker: str, tmp_path:
     assert "/config/oauth_credentials" in oauth
     env = {d["pointer"]: d for d in by_case["env-overrides-every-tier"]["diff"]}
     assert env["/config/api_key"]["expected"] == "sk-env"
+
+
+def test_config_merge_reads_security_first_as_causes(
+    worker: str, tmp_path: Path, capsys: Any
+) -> None:
+    """Issue 29's proof on the real package: no cause counted twice (an output-schema
+    violation joins its difference), and the clusters of the sensitive keys (CFG-12) and
+    of environment precedence (CFG-19) come first in text and Markdown."""
+    out = tmp_path / "bare.json"
+    _run(worker, out, domain="config-merge")
+    clusters = json.loads(out.read_text(encoding="utf-8"))["summary"]["clusters"]
+    # The missing defaults' schema violations are counted in their differences' clusters.
+    assert any(c.get("violations") and not c["kind"].startswith("output schema") for c in clusters)
+    security = [c for c in clusters if c.get("security")]
+    assert clusters[: len(security)] == security
+    named = {clause for c in security for clause in c["security"]}
+    assert {"CFG-12", "CFG-19"} <= named
+    assert any(c["pattern"] == "/config/api_key" for c in security)
+    capsys.readouterr()
+    main(["report", str(out)])
+    text = capsys.readouterr().out
+    shown = [c for c in clusters if f"[{c['id']}]" in text]
+    assert shown[: len(security)] == security  # every security cluster, never cut, first
+    assert f"[{security[0]['id']}]" in text.splitlines()[1]
+    main(["report", str(out), "--format", "markdown"])
+    markdown = capsys.readouterr().out
+    section = markdown[markdown.index("## Security-relevant divergences") :]
+    section = section[: section.index("\n## ")]
+    assert "`/config/api_key`" in section and "CFG-19" in section

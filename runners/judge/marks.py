@@ -105,8 +105,15 @@ class MarkTally:
         return self._touched.get((c.platform, c.id), {})
 
     def security(self, c: Cluster) -> list[str]:
-        """The security-relevant clauses the cluster touches (sorted)."""
-        return sorted(k for k, ms in self._of(c).items() if any(m.kind == SECURITY for m in ms))
+        """The security-relevant clauses at least half the cluster's cases cite (sorted):
+        what makes it a security-relevant cluster. A clause a few of a large cluster's
+        cases cite (a cause that fails nearly every case) is among its notes only."""
+        citing = self._citing.get((c.platform, c.id), Counter())
+        return sorted(
+            k
+            for k, ms in self._of(c).items()
+            if any(m.kind == SECURITY for m in ms) and 2 * citing[k] >= c.size
+        )
 
     def departures(self, c: Cluster) -> list[str]:
         """The clauses the cluster touches that depart from HIP-301 or fill a gap in it."""
