@@ -50,6 +50,8 @@ def run_example(name: str, platform: str, tmp_path: Path) -> tuple[int, dict[str
     ledger = EXAMPLES / name / "expectations.json"
     argv = ["run", "--worker", worker, "--platform", platform, "--domain", "stream-assembly"]
     argv += ["--expectations", str(ledger), "--format", "json", "--output", str(out)]
+    # A fresh venv's first import of the SDK compiles it: the handshake may take past 10 s.
+    argv += ["--case-timeout", "30"]
     code = main(argv)
     return code, json.loads(out.read_text(encoding="utf-8"))
 
