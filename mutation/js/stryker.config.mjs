@@ -6,13 +6,18 @@ import { existsSync } from "node:fs";
 const module = process.env.HANZO_STRYKER_MODULE; // e.g. "backoff" (impl_js/src/backoff.js)
 const vectors = process.env.HANZO_CONFORMANCE_VECTORS; // a folder with those domains' files
 if (!module || !vectors) throw new Error("run mutation/js/run.sh, not stryker directly");
+// A rerun of some mutants only, e.g. the survivors after a new vector:
+// HANZO_STRYKER_MUTATE="impl_js/src/compaction.js:281:1-281:80" (comma-separated Stryker
+// mutate ranges; a mutant runs only if it lies wholly inside one). Its report goes
+// beside the whole module's (<module>.rerun.json), which it must not replace.
+const only = process.env.HANZO_STRYKER_MUTATE;
 
 const tests = ["impl_js/test/vectors.test.js"];
 if (existsSync(`impl_js/test/${module}.test.js`)) tests.push(`impl_js/test/${module}.test.js`);
 
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
 export default {
-  mutate: [`impl_js/src/${module}.js`],
+  mutate: only ? only.split(",") : [`impl_js/src/${module}.js`],
   // The command runner: no per-test coverage, every mutant runs the whole command.
   testRunner: "command",
   commandRunner: { command: `node --test ${tests.join(" ")}` },
@@ -32,7 +37,7 @@ export default {
   ],
   tempDirName: "mutation/js/.stryker-tmp",
   reporters: ["clear-text", "progress", "json"],
-  jsonReporter: { fileName: `mutation/js/reports/${module}.json` },
+  jsonReporter: { fileName: `mutation/js/reports/${module}${only ? ".rerun" : ""}.json` },
   clearTextReporter: { allowColor: false, logTests: false },
   timeoutMS: 20000,
 };
