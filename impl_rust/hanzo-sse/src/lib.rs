@@ -521,10 +521,9 @@ impl Block {
                 return;
             }
             [b':', ..] => return, // comment (SSE-5)
-            _ => match line.find(':') {
-                Some(colon) => colon,
-                None => line.len(),
-            },
+            [b'i', b'd', b':', ..] => 2,
+            // Lines are short: a plain loop, not a search set up per line.
+            bytes => bytes.iter().position(|&b| b == b':').unwrap_or(line.len()),
         };
         let value = field_value(line, name_end);
         match &line[..name_end] {
@@ -532,7 +531,7 @@ impl Block {
             // `value` ends the line (a suffix of it, or empty at its end).
             "data" => self.push_data(value, at.map(|at| at + line.len() - value.len()), text),
             // An id containing NUL is ignored (SSE-7c).
-            "id" if !value.contains('\0') => {
+            "id" if !value.bytes().any(|b| b == 0) => {
                 self.id = Some(value.to_owned());
                 self.touched = true;
             }
