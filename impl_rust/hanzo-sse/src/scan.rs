@@ -19,15 +19,38 @@ pub(crate) const LANES: usize = 64;
 pub(crate) fn scan(bytes: &[u8], ends: &mut Vec<u64>) -> Option<usize> {
     ends.clear();
     ends.reserve(bytes.len().div_ceil(LANES));
+    #[cfg(target_arch = "x86_64")]
+    if bytes.len() >= WIDE_MIN && std::is_x86_feature_detected!("avx2") {
+        let whole = bytes.len() / WIDE * WIDE;
+        let mut first_high = None;
+        for (base, piece) in (0..).step_by(WIDE).zip(bytes[..whole].chunks_exact(WIDE)) {
+            let piece: &[u8; WIDE] = piece.try_into().unwrap_or(&[0; WIDE]);
+            let mut masks = [0; WIDE / LANES];
+            // SAFETY: the CPU has AVX2, just checked.
+            let high = unsafe { wide_masks(piece, &mut masks, first_high.is_none()) };
+            ends.extend_from_slice(&masks);
+            first_high = first_high.or(high.map(|at| base + at));
+        }
+        let rest_high = scan_narrow(&bytes[whole..], ends, first_high.is_none());
+        return first_high.or(rest_high.map(|at| whole + at));
+    }
+    scan_narrow(bytes, ends, true)
+}
+
+/// [`scan`] 16 bytes at a time, appending to `ends`; looks for a non-ASCII
+/// byte only if `want_high`.
+fn scan_narrow(bytes: &[u8], ends: &mut Vec<u64>, want_high: bool) -> Option<usize> {
     let mut first_high = None;
+    let mut want_high = want_high;
     let mut blocks = bytes.chunks_exact(LANES);
     let mut base = 0;
     for block in blocks.by_ref() {
         let block: &[u8; LANES] = block.try_into().unwrap_or(&[0; LANES]);
-        let (line_ends, high) = block_masks(block, first_high.is_none());
+        let (line_ends, high) = block_masks(block, want_high);
         ends.push(line_ends);
-        if high != 0 && first_high.is_none() {
+        if high != 0 && want_high {
             first_high = Some(base + high.trailing_zeros() as usize);
+            want_high = false;
         }
         base += LANES;
     }
@@ -39,16 +62,72 @@ pub(crate) fn scan(bytes: &[u8], ends: &mut Vec<u64>) -> Option<usize> {
         // line endings nor non-ASCII.
         let (line_ends, high) = if let Some(at) = bytes.len().checked_sub(LANES) {
             let block: &[u8; LANES] = bytes[at..].try_into().unwrap_or(&[0; LANES]);
-            let (line_ends, high) = block_masks(block, first_high.is_none());
+            let (line_ends, high) = block_masks(block, want_high);
             (line_ends >> (LANES - rest), high >> (LANES - rest))
         } else {
             let mut last = [0; LANES];
             last[..rest].copy_from_slice(&bytes[base..]);
-            block_masks(&last, first_high.is_none())
+            block_masks(&last, want_high)
         };
         ends.push(line_ends);
-        if high != 0 && first_high.is_none() {
+        if high != 0 && want_high {
             first_high = Some(base + high.trailing_zeros() as usize);
+        }
+    }
+    first_high
+}
+
+/// Chunks at least this long are scanned with AVX2 where the CPU has it: on
+/// long lines the compares are most of the scan's work.
+#[cfg(target_arch = "x86_64")]
+const WIDE_MIN: usize = 4096;
+
+/// Bytes per call of [`wide_masks`].
+#[cfg(target_arch = "x86_64")]
+const WIDE: usize = 4 * LANES;
+
+/// The line-ending masks of the four blocks of `piece` (as [`block_masks`]),
+/// and where its first non-ASCII byte is (looked for only if `want_high`).
+/// Not inlined: inlined into the loop of [`scan`], the compiler spread the
+/// masks into single bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+#[allow(
+    clippy::cast_ptr_alignment,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)]
+unsafe fn wide_masks(
+    piece: &[u8; WIDE],
+    masks: &mut [u64; WIDE / LANES],
+    want_high: bool,
+) -> Option<usize> {
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
+        _mm256_set1_epi8,
+    };
+    let lf = _mm256_set1_epi8(0x0A);
+    let cr = _mm256_set1_epi8(0x0D);
+    let at = piece.as_ptr().cast::<__m256i>();
+    let mut first_high = None;
+    for (k, mask) in masks.iter_mut().enumerate() {
+        // SAFETY: the caller has AVX2; these read bytes 64k..64k + 64 of
+        // `piece`, which is 256 bytes long.
+        let (low, high) = (
+            _mm256_loadu_si256(at.add(2 * k)),
+            _mm256_loadu_si256(at.add(2 * k + 1)),
+        );
+        let low_ends = _mm256_or_si256(_mm256_cmpeq_epi8(low, lf), _mm256_cmpeq_epi8(low, cr));
+        let high_ends = _mm256_or_si256(_mm256_cmpeq_epi8(high, lf), _mm256_cmpeq_epi8(high, cr));
+        *mask = u64::from(_mm256_movemask_epi8(low_ends) as u32)
+            | u64::from(_mm256_movemask_epi8(high_ends) as u32) << 32;
+        if want_high && first_high.is_none() {
+            let non_ascii = u64::from(_mm256_movemask_epi8(low) as u32)
+                | u64::from(_mm256_movemask_epi8(high) as u32) << 32;
+            if non_ascii != 0 {
+                first_high = Some(LANES * k + non_ascii.trailing_zeros() as usize);
+            }
         }
     }
     first_high
@@ -133,7 +212,9 @@ mod tests {
         };
         let alphabet = [b'a', b'\n', b'\r', 0x80, 0xC3, 0xFF, 0x7F, 0x00, b':'];
         let mut ends = Vec::new();
-        for len in 0..200_usize {
+        // Short chunks, and long ones (the AVX2 path, where the CPU has it).
+        let lengths = (0..200_usize).chain([4095, 4096, 4097, 4159, 4160, 4161, 4351, 5000]);
+        for len in lengths {
             for _ in 0..20 {
                 // Mostly ASCII letters, so that the first non-ASCII byte moves about.
                 let bytes: Vec<u8> = (0..len)
