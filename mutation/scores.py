@@ -1,0 +1,208 @@
+"""The Rust and JS mutation scores, read off the tools' own reports.
+
+    .venv/bin/python mutation/scores.py            # the README tables, Rust and JS
+    .venv/bin/python mutation/scores.py --unexplained   # survivors with no reason yet
+
+Reads cargo-mutants' `target/mutants/<crate>/mutants.out/outcomes.json` and Stryker's
+`mutation/js/reports/<module>.json` for every row of `mutation/reach.tsv`, and the
+survivors' reasons, one file per crate or module: `mutation/survivors/<rust|js>/<name>.json`
+(``{key: reason}``, keyed as `key()` prints a survivor). A reason starts with its kind, as in
+`equivalent.json` for Python:
+
+- ``equivalent:`` no input can tell the mutant from the original;
+- ``schema:`` only an input the domain schema or the harness cannot express would;
+- ``unreachable:`` a library path no JSON layer calls (a getter, a default source of
+  randomness);
+- ``message:`` an error's message text, which is not contract (the Python script never
+  mutates messages, so these are left out of both scores, as they are there).
+
+Score = killed / (mutants - equivalent - message); score (reachable) also leaves out
+``schema:`` and ``unreachable:``. A timeout counts as killed (a mutant that loops), an
+unviable or compile-error mutant is not a mutant (it never ran).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT  # where the tools' reports are: --results-root, e.g. another checkout's
+KINDS = ("equivalent", "schema", "unreachable", "message")
+
+
+@dataclass
+class Tally:
+    name: str
+    mutants: int = 0  # viable ones: they compiled and ran
+    killed: int = 0
+    not_viable: int = 0
+    survivors: list[str] = field(default_factory=list)
+    reasons: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    unexplained: list[str] = field(default_factory=list)
+    missing: bool = False
+
+    def score(self, *, reachable: bool) -> float:
+        left_out = self.reasons["equivalent"] + self.reasons["message"]
+        if reachable:
+            left_out += self.reasons["schema"] + self.reasons["unreachable"]
+        denominator = self.mutants - left_out
+        return 100.0 * self.killed / denominator if denominator else 100.0
+
+
+def rows(kind: str) -> list[tuple[str, list[str]]]:
+    out = []
+    for line in (ROOT / "mutation" / "reach.tsv").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            k, name, *files = line.split()
+            if k == kind:
+                out.append((name, files))
+    return out
+
+
+def key(kind: str, mutant: dict) -> str:
+    """A survivor's key in survivors.json: the tool's own name for the mutant."""
+    if kind == "rust":
+        return str(mutant["name"])
+    start = mutant["location"]["start"]
+    replacement = re.sub(r"\s+", " ", str(mutant.get("replacement", ""))).strip()
+    if len(replacement) > 60:
+        replacement = replacement[:57] + "..."
+    where = f"{mutant['file']}:{start['line']}:{start['column']}"
+    return f"{where}: {mutant['mutatorName']} -> {replacement}"
+
+
+def outcomes(kind: str, name: str) -> list[tuple[str, dict]] | None:
+    """(status, mutant) per mutant, status one of killed/survived/not-viable."""
+    if kind == "rust":
+        path = RESULTS / "target" / "mutants" / name / "mutants.out" / "outcomes.json"
+        if not path.is_file():
+            return None
+        out = []
+        for o in json.loads(path.read_text(encoding="utf-8"))["outcomes"]:
+            scenario = o["scenario"]
+            if not isinstance(scenario, dict) or "Mutant" not in scenario:
+                continue  # the unmutated baseline
+            status = {"CaughtMutant": "killed", "Timeout": "killed", "MissedMutant": "survived"}
+            out.append((status.get(o["summary"], "not-viable"), scenario["Mutant"]))
+        return out
+    path = RESULTS / "mutation" / "js" / "reports" / f"{name}.json"
+    if not path.is_file():
+        return None
+    out = []
+    for file, entry in json.loads(path.read_text(encoding="utf-8"))["files"].items():
+        for m in entry["mutants"]:
+            status = {"Killed": "killed", "Timeout": "killed", "Survived": "survived"}
+            # NoCoverage never happens with the command runner; count it as a survivor.
+            status["NoCoverage"] = "survived"
+            out.append((status.get(m["status"], "not-viable"), {**m, "file": Path(file).name}))
+    return out
+
+
+def tally(kind: str, name: str, reasons: dict[str, str]) -> Tally:
+    t = Tally(name)
+    found = outcomes(kind, name)
+    if found is None:
+        t.missing = True
+        return t
+    for status, mutant in found:
+        if status == "not-viable":
+            t.not_viable += 1
+            continue
+        t.mutants += 1
+        if status == "killed":
+            t.killed += 1
+            continue
+        k = key(kind, mutant)
+        t.survivors.append(k)
+        reason = reasons.get(k)
+        if reason is None:
+            t.unexplained.append(k)
+        else:
+            t.reasons[reason.split(":", 1)[0]] += 1
+    return t
+
+
+def load_reasons(kind: str, name: str) -> dict[str, str]:
+    path = ROOT / "mutation" / "survivors" / kind / f"{name}.json"
+    reasons: dict[str, str] = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    for k, reason in reasons.items():
+        if reason.split(":", 1)[0] not in KINDS:
+            sys.exit(f"{path}: {k!r}: a reason starts with one of {', '.join(KINDS)}")
+    return reasons
+
+
+def _row(t: Tally, bold: bool = False) -> str:
+    r = t.reasons
+    score = f"{t.score(reachable=False):.1f}%"
+    reachable = f"{t.score(reachable=True):.1f}%"
+    if bold:
+        score, reachable = f"**{score}**", f"**{reachable}**"
+    cells = [t.name, t.mutants, t.killed, r["equivalent"], r["message"], r["schema"]]
+    cells += [r["unreachable"], len(t.unexplained), score, reachable, t.not_viable]
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
+def table(kind: str, tallies: list[Tally]) -> str:
+    head = "crate" if kind == "rust" else "module"
+    lines = [
+        f"| {head} | mutants | killed | equivalent | message | schema-blocked | unreachable API "
+        "| unexplained | score | score (reachable) | not viable |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    total = Tally("**all**")
+    for t in tallies:
+        if t.missing:
+            lines.append(f"| {t.name} | not measured yet |||||||||")
+            continue
+        lines.append(_row(t))
+        total.mutants += t.mutants
+        total.killed += t.killed
+        total.not_viable += t.not_viable
+        total.unexplained += t.unexplained
+        for k in KINDS:
+            total.reasons[k] += t.reasons[k]
+    lines.append(_row(total, bold=True))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--kind", choices=("rust", "js"), action="append", help="default: both")
+    parser.add_argument("--unexplained", action="store_true", help="list survivors with no reason")
+    parser.add_argument(
+        "--results-root", type=Path, help="the checkout holding the reports (default: this one)"
+    )
+    args = parser.parse_args(argv)
+    global RESULTS
+    RESULTS = args.results_root or ROOT
+    status = 0
+    for kind in args.kind or ("rust", "js"):
+        tallies = []
+        stale = []
+        for name, _ in rows(kind):
+            reasons = load_reasons(kind, name)
+            t = tally(kind, name, reasons)
+            tallies.append(t)
+            if not t.missing:
+                stale += [k for k in reasons if k not in t.survivors]
+        if args.unexplained:
+            for t in tallies:
+                for k in t.unexplained:
+                    print(f"{kind} {t.name}: {k}")
+                    status = 1
+            continue
+        print(f"{'Rust' if kind == 'rust' else 'JS'}:\n\n{table(kind, tallies)}\n")
+        for k in stale:
+            print(f"stale reason (no such survivor now): {kind} {k}")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
