@@ -81,7 +81,7 @@ def test_its_ledger_records_every_divergence_and_the_rest_is_partial(
         "fail": 0,
         "error": 0,
         "skip": 10,
-        "xfail": 77,
+        "xfail": 78,
         "not_run": 0,
     }
     partial = [r for r in doc["results"] if r["status"] == "partial"]
