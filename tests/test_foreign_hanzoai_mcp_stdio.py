@@ -1,6 +1,6 @@
 """A published Python package as a foreign platform: hanzoai 8.5.914's MCPClient on
 mcp-stdio, through the hanzoai example's worker (examples/hanzoai-runtime/worker.py, a
-replay server process per case) and its reviewed ledger. hanzoai 8.5.914 needs Python
+replay server process per run) and its reviewed ledger. hanzoai 8.5.914 needs Python
 3.12+: tests/python_examples.py finds one and the test fails saying so when none is
 there.
 """

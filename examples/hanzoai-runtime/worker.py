@@ -21,10 +21,11 @@ corrected: the ledger next to this file records the differences.
   ``mcp_servers()``), unset ones included: the package has no defaults. It builds no
   policy and reports no warnings (it logs some): both declared absent. No project root
   is ``skip`` (the package always reads a working directory's ``.hanzo/``).
-- mcp-stdio: a real ``MCPClient([python, replay_server.py, ...])``: ``connect()``, then
+- mcp-stdio: a real ``MCPClient(["/bin/sh", replay])``: ``connect()``, then
   ``list_tools()`` when the case lists tools, then each call (``call_tool`` for
   ``tools/call``, else ``_send``, the one request path every public method uses). The
-  replay server writes the case's chunks to its stdout, then closes it (so a case with
+  replay server (``replay_script``) writes the case's chunks to its stdout, one
+  ``write`` per chunk, then closes it (so a case with
   ``eof`` false ends too: unanswered requests are then "server closed stdout
   unexpectedly", the contract's ``unanswered``), and records what the client writes.
   ``writes`` are those lines; ``initialize`` and ``calls`` map results to ``{"result"}``,
@@ -287,7 +288,6 @@ def session_compaction(case_input: dict[str, Any]) -> dict[str, Any]:
 
 # mcp-stdio: hanzoai.mcp.MCPClient against a replay server process per case.
 
-REPLAY = Path(__file__).resolve().parent / "replay_server.py"
 MCP_ERROR = re.compile(r"JSON-RPC error (-?\d+): (.*)", re.S)
 
 
@@ -295,6 +295,24 @@ def _chunks(case_input: dict[str, Any]) -> list[str]:
     if case_input.get("encoding") == "bytes":
         return list(case_input["chunks"])
     return [c.encode("utf-8").decode("latin-1") for c in case_input["chunks"]]
+
+
+ALNUM = {ord(c): c for c in "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"}
+
+
+def replay_script(chunks: list[bytes]) -> str:
+    """The replay MCP server as a POSIX shell script: one ``printf`` (one ``write``) per
+    chunk, every byte but letters and digits as a ``%b`` octal escape (NUL included),
+    then stdout closed and stdin read to its end, so the client's writes never meet a
+    closed pipe. A shell starts far quicker than a Python, and every case runs once per
+    chunking (the vector file's rechunk variants)."""
+    lines = []
+    for chunk in chunks:
+        if chunk:
+            escaped = "".join(ALNUM.get(b) or f"\\0{b:03o}" for b in chunk)
+            lines.append(f"printf '%b' '{escaped}'")
+    lines += ["exec 1>&-", "exec cat >/dev/null"]
+    return "\n".join(lines) + "\n"
 
 
 def _outcome(e: BaseException) -> dict[str, Any]:
@@ -308,16 +326,15 @@ def _outcome(e: BaseException) -> dict[str, Any]:
 
 
 async def _session(case_input: dict[str, Any], folder: Path) -> dict[str, Any]:
-    (folder / "chunks.json").write_text(json.dumps(_chunks(case_input)), encoding="utf-8")
-    record = folder / "stdin.jsonl"
-    record.write_bytes(b"")
-    command = [sys.executable, "-S", str(REPLAY), str(folder / "chunks.json"), str(record)]
+    replay = folder / "replay.sh"
+    chunks = [c.encode("latin-1") for c in _chunks(case_input)]
+    replay.write_text(replay_script(chunks), encoding="ascii")
+    command = ["/bin/sh", str(replay)]
     written = bytearray()
     real = hz.asyncio.create_subprocess_exec
 
     async def spawn(*argv: str, **kw: Any) -> Any:
-        # The real process; its stdin also records what MCPClient writes (the replay's
-        # own record can lose the last lines when disconnect() terminates it).
+        # The real process; its stdin records what MCPClient writes.
         process = await real(*argv, **kw)
         write = process.stdin.write
 

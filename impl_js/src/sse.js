@@ -7,9 +7,8 @@
 // (but a small chunk that `buffer.isAscii`, simdutf, finds all-ASCII while the
 // decoder holds nothing is its own Latin-1 text, a one-byte string, at a
 // fraction of the decoder's per-call cost), and for chunks of FAST_DECODE_MIN
-// bytes or more `buffer.transcode` (simdutf in Node 20, ~1.7x faster per
-// byte; the decoding is then ~30% of this parser's time on 64 KiB chunks,
-// against ~40% with the TextDecoder) up to the chunk's last complete
+// bytes or more `buffer.transcode` (simdutf, faster per byte than the
+// TextDecoder on large chunks; bench/README.md) up to the chunk's last complete
 // character. transcode accepts only well-formed UTF-8, which
 // every conforming decoder decodes alike; on anything else the chunk, and the
 // rest of the stream, go to the TextDecoder. The decoders keep a BOM and the
@@ -21,19 +20,19 @@
 // one string grown with `+=`: V8 represents that as a rope (a list of pieces)
 // that is flattened once, when the line ends and is first read, so feeding is
 // linear in the total input for any chunking (SSE-10). For lines of ordinary
-// length this beats an array joined per line by 1.5-2x on one-character
-// chunks; the price is one rope node (~32 bytes) per piece of a pending line.
-// So that a very long line fed in tiny pieces does not keep a node per piece
-// (32x the line, and a rope V8's GC walks again and again), every
+// length this beats an array joined per line on one-character chunks; the
+// price is one rope node per piece of a pending line. So that a very long
+// line fed in tiny pieces does not keep a node per piece (many times the
+// line's size, and a rope V8's GC walks again and again), every
 // PENDING_PIECES pieces the rope is flattened into one string and set aside in
-// #pendingBlocks; the line is joined once when it ends (memory about twice the
-// line, each character copied twice).
+// #pendingBlocks; the line is joined once when it ends (each character
+// copied twice, memory a small multiple of the line).
 //
 // The shape of the code is partly for V8's JIT: the one loop over lines
 // (#lines) is its own function, so that a branch of #feedText taken for the
 // first time (a new chunking) deoptimizes only that small loop-free function
 // (with the loop inline, such a deopt racing an on-stack-replacement compile
-// left Node 20 running it unoptimized for good, -40%); state is read by
+// left Node 20 running it unoptimized for good); state is read by
 // always-executed compares rather than rarely taken branches.
 //
 // UTF-16 note: the only code points this module looks for are CR, LF, ":",
@@ -68,9 +67,9 @@ const ASCII_RETRY = 64;
 /** Buffer's Latin-1 decoder, called on a Uint8Array; exact for ASCII bytes. */
 const latin1Slice = Buffer.prototype.latin1Slice;
 /**
- * Chunks of at least this many bytes are decoded by `transcode` (simdutf in
- * Node 20) rather than the streaming TextDecoder (ICU): ~1.7x faster per byte
- * on 64 KiB chunks, but ~1.5 us more per call, so slower below ~2 KiB.
+ * Chunks of at least this many bytes are decoded by `transcode` (simdutf)
+ * rather than the streaming TextDecoder (ICU): faster per byte on large
+ * chunks, but with a larger cost per call, so slower on small ones.
  */
 const FAST_DECODE_MIN = 4096;
 
@@ -176,7 +175,7 @@ function retryValue(text, at, end) {
  * Callers keep the line ending in `text`, so `text[end]` is always the CR or
  * LF (never `:` or a space) and no read here or in #lines goes out of bounds:
  * an out-of-bounds charCodeAt makes V8 deoptimize and recompile the hot code
- * with slower NaN handling (measured: -15% on mixed-endings).
+ * with slower NaN handling (measured on mixed-endings, bench/README.md).
  * @param {string} text
  * @param {number} at index just past the name
  * @param {number} end index of the line ending
@@ -451,7 +450,7 @@ export class SseFrameBuffer {
    * This is the hot loop, shaped for V8 (each choice measured on the
    * mixed-endings workload, bench/README.md "JS SSE"):
    * - the block is held in locals and the fields are matched inline, not in
-   *   methods that read and write `this` (~8% less time on mixed-endings c64k);
+   *   methods that read and write `this` (less time on mixed-endings c64k);
    * - `lf` and `cr` are the first LF and CR at or after an index at most
    *   `start`, each searched again only once passed, so the text is scanned at
    *   most twice however the endings mix; NONE (a Smi, unlike 2^30) stands for

@@ -45,12 +45,14 @@ fn latin1_bytes(chunk: &str) -> Vec<u8> {
         })
         .collect()
 }
-/// `{event, data, id, retry}`, moving the strings out of the frame.
+/// `{event, data, id, retry}`, moving the owned strings out of the frame.
 fn frame_json(frame: SseFrame) -> Value {
     let mut object = Map::new();
     object.insert(
         "event".to_owned(),
-        frame.event.map_or(Value::Null, Value::String),
+        frame
+            .event
+            .map_or(Value::Null, |event| Value::from(&*event)),
     );
     object.insert("data".to_owned(), Value::String(frame.data));
     object.insert("id".to_owned(), frame.id.map_or(Value::Null, Value::String));

@@ -9,10 +9,12 @@
 //! in the total input: only newly fed bytes are scanned, and the incomplete
 //! line is kept in a growable buffer.
 //!
-//! Speed (`bench/README.md`): a chunk is validated as UTF-8 with `simdutf8` and
-//! searched for CR and LF with `memchr`, both SIMD; lines are interpreted in
-//! place, and the only copies are of field values and of a line cut by a chunk
-//! boundary.
+//! Speed (`bench/README.md`): one pass over a chunk finds its CR and LF and its
+//! first non-ASCII byte (vectorized by the compiler), and only the bytes from
+//! that one on are validated as UTF-8 (`simdutf8`); lines are interpreted in
+//! place, and the only copies are of field values (each frame's data copied
+//! once) and of a line cut by a chunk boundary. Event names are shared
+//! between the frames that repeat them.
 //!
 //! ```
 //! use hanzo_sse::{SseFrame, SseFrameBuffer};
@@ -23,7 +25,7 @@
 //! assert_eq!(
 //!     frames,
 //!     vec![SseFrame {
-//!         event: Some("greet".to_owned()),
+//!         event: Some("greet".into()),
 //!         data: "hel\u{20ac}o".to_owned(),
 //!         id: None,
 //!         retry: None,
@@ -31,7 +33,11 @@
 //! );
 //! ```
 
-use std::{mem, str};
+use std::{mem, str, sync::Arc};
+
+mod scan;
+
+use scan::{scan, LANES};
 
 /// The largest accepted `retry` value, 2^53−1 (`SSE-7d`): every platform,
 /// including JavaScript numbers, represents it exactly.
@@ -44,7 +50,10 @@ const MAX_RETRY_DIGITS: usize = 16;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct SseFrame {
     /// The last `event` value of the block, or `None` if the block had no `event` line.
-    pub event: Option<String>,
+    ///
+    /// Shared: a stream repeats a few event names, and frames with the same
+    /// name as a recent frame hold the same allocation.
+    pub event: Option<Arc<str>>,
     /// The `data` values joined with LF; empty if the block had no `data` line.
     pub data: String,
     /// The last accepted `id` value of the block, or `None`. `Some("")` is an id.
@@ -64,8 +73,8 @@ pub struct SseFrameBuffer {
     pending: String,
     /// The current block.
     block: Block,
-    /// How many frames the last call to [`Self::feed`] returned.
-    last_frames: usize,
+    /// The line endings of the text being parsed, from [`scan`]; reused.
+    ends: Vec<u64>,
 }
 
 /// The first 1 to 3 bytes of a UTF-8 sequence whose other bytes have not been fed yet.
@@ -92,15 +101,60 @@ enum Skip {
 /// The state of the block being read; reset on every dispatch (`SSE-8c`).
 #[derive(Debug, Clone, Default)]
 struct Block {
-    event: Option<String>,
-    /// The `data` values joined with LF (`SSE-7b`); its buffer is reused by the next block.
+    event: Option<Arc<str>>,
+    /// The `data` values of earlier texts, joined with LF (`SSE-7b`); its
+    /// buffer is reused by the next block.
     data: String,
-    /// A `data` line was accepted (so an empty `data` is one empty value).
-    has_data: bool,
+    /// `data` holds at least one value (so an empty `data` may be one empty value).
+    copied: bool,
+    /// The `data` values in the text being parsed, as byte ranges of it, not
+    /// copied yet: a frame whose values are all in one text gets its data in
+    /// one exact allocation and one copy.
+    values: Vec<(usize, usize)>,
     id: Option<String>,
     retry: Option<u64>,
     /// An `event`, `data`, `id` or `retry` line was accepted (`SSE-8a`).
     touched: bool,
+    /// Recent event names, shared with the frames that carry them.
+    names: EventNames,
+    /// How many frames the last call to [`SseFrameBuffer::feed`] that
+    /// returned any returned: an empty `Vec` of frames gets that capacity at
+    /// its first frame, since the next chunk of a stream usually completes about
+    /// as many (growing it from empty reallocated it ~8 times per 64 KiB chunk),
+    /// and a chunk that completes none allocates nothing.
+    frames_hint: usize,
+}
+
+/// The last few distinct event names, so that a repeated name is a reference
+/// count, not an allocation per frame.
+#[derive(Debug, Clone, Default)]
+struct EventNames {
+    recent: [Option<Arc<str>>; EVENT_NAMES],
+    /// The slot the next new name replaces.
+    next: usize,
+}
+
+/// How many distinct event names [`EventNames`] keeps.
+const EVENT_NAMES: usize = 4;
+
+/// Names longer than this are not kept: the cache is for the short names
+/// streams repeat, and must not hold a large value alive.
+const EVENT_NAME_MAX: usize = 64;
+
+impl EventNames {
+    fn get(&mut self, name: &str) -> Arc<str> {
+        for kept in self.recent.iter().flatten() {
+            if **kept == *name {
+                return Arc::clone(kept);
+            }
+        }
+        let new: Arc<str> = Arc::from(name);
+        if name.len() <= EVENT_NAME_MAX {
+            self.recent[self.next] = Some(Arc::clone(&new));
+            self.next = (self.next + 1) % EVENT_NAMES;
+        }
+        new
+    }
 }
 
 impl SseFrameBuffer {
@@ -114,18 +168,16 @@ impl SseFrameBuffer {
     /// The returned `Vec` allocates only when a frame completes.
     #[inline]
     pub fn feed(&mut self, chunk: &[u8]) -> Vec<SseFrame> {
-        // Sized by the last call's frames: the next chunk of a stream usually
-        // completes about as many, and growing a `Vec` of frames from empty
-        // reallocated and copied it ~8 times per 64 KiB chunk.
-        let mut frames = Vec::with_capacity(self.last_frames);
+        let mut frames = Vec::new();
         self.feed_into(chunk, &mut frames);
-        self.last_frames = frames.len();
+        if !frames.is_empty() {
+            self.block.frames_hint = frames.len();
+        }
         frames
     }
 
     /// Like [`Self::feed`], but appends the frames to `frames`: a caller that
-    /// drains one `Vec` after every chunk reuses its allocation (saving 10-20% of
-    /// the time on many small events, measured at 64 KiB chunks).
+    /// drains one `Vec` after every chunk reuses its allocation.
     ///
     /// ```
     /// let mut buffer = hanzo_sse::SseFrameBuffer::new();
@@ -144,13 +196,33 @@ impl SseFrameBuffer {
                 return;
             }
         }
-        if self.split.len == 0 {
-            if let Ok(text) = simdutf8::basic::from_utf8(chunk) {
-                self.feed_text(text, frames);
-                return;
-            }
+        self.feed_chunk(chunk, frames);
+    }
+
+    /// [`Self::feed_into`] past the one-byte path: one scan of the chunk finds
+    /// its line endings and its first non-ASCII byte, and only the part from
+    /// that byte on is validated as UTF-8. A character cut by the chunk's end
+    /// is held for the next chunk; anything else not valid goes to
+    /// [`Self::feed_lossy`].
+    fn feed_chunk(&mut self, chunk: &[u8], frames: &mut Vec<SseFrame>) {
+        if self.split.len > 0 {
+            self.feed_lossy(chunk, frames);
+            return;
         }
-        self.feed_lossy(chunk, frames);
+        let body = complete_end(chunk);
+        let (text, tail) = chunk.split_at(body);
+        if !tail.is_empty() && !is_utf8_prefix(tail) {
+            self.feed_lossy(chunk, frames);
+            return;
+        }
+        let first_high = scan(text, &mut self.ends);
+        let Some(text) = checked_utf8(text, first_high) else {
+            self.feed_lossy(chunk, frames);
+            return;
+        };
+        self.feed_scanned(text, frames);
+        self.split.bytes[..tail.len()].copy_from_slice(tail);
+        self.split.len = tail.len();
     }
 
     /// The common one-byte chunks (chunks of single characters) with less work
@@ -202,41 +274,45 @@ impl SseFrameBuffer {
         }
     }
 
-    /// [`Self::feed`] for a chunk that is not valid UTF-8 on its own: complete the
-    /// split sequence first, replace each maximal invalid subpart with U+FFFD, and
-    /// hold a sequence cut by the end of the chunk (`SSE-11`).
+    /// [`Self::feed`] for a chunk that continues a split sequence or is not
+    /// valid UTF-8 on its own: complete the split sequence first (the rest of
+    /// the chunk then takes the general path), replace each maximal invalid
+    /// subpart with U+FFFD, and hold a sequence cut by the end of the chunk
+    /// (`SSE-11`).
+    #[cold]
     fn feed_lossy(&mut self, mut chunk: &[u8], frames: &mut Vec<SseFrame>) {
         if self.split.len > 0 {
             let held = self.split.len;
             let mut bytes = self.split.bytes;
             let taken = chunk.len().min(4 - held);
             bytes[held..held + taken].copy_from_slice(&chunk[..taken]);
-            match str::from_utf8(&bytes[..held + taken]) {
-                Ok(text) => {
-                    // At most 4 bytes, every one of them part of the completed character.
-                    self.feed_text(text, frames);
-                    chunk = &chunk[taken..];
-                }
-                Err(error) => {
-                    let valid = error.valid_up_to();
-                    if valid > 0 {
-                        // The split character completed; what follows it is decoded below.
-                        let text = str::from_utf8(&bytes[..valid]).unwrap_or_default();
-                        self.feed_text(text, frames);
-                        chunk = &chunk[valid - held..];
-                    } else if let Some(invalid) = error.error_len() {
-                        self.feed_text("\u{fffd}", frames);
-                        // The held bytes are a valid prefix, so the invalid part covers them.
-                        chunk = &chunk[invalid - held..];
-                    } else {
-                        // Still incomplete: the whole chunk continues the sequence.
-                        self.split.bytes = bytes;
-                        self.split.len = held + taken;
-                        return;
-                    }
-                }
-            }
+            let (valid, invalid) = match str::from_utf8(&bytes[..held + taken]) {
+                Ok(_) => (held + taken, None),
+                Err(error) => (error.valid_up_to(), error.error_len()),
+            };
             self.split.len = 0;
+            if valid > 0 {
+                // The split character completed (maybe followed by more of the
+                // chunk, which takes the general path below).
+                let text = str::from_utf8(&bytes[..valid]).unwrap_or_default();
+                let char_len = text.chars().next().map_or(valid, char::len_utf8);
+                self.feed_char(&text[..char_len], frames);
+                chunk = &chunk[char_len - held..];
+            } else if let Some(invalid) = invalid {
+                self.feed_text("\u{fffd}", frames);
+                // The held bytes are a valid prefix, so the invalid part covers them.
+                chunk = &chunk[invalid - held..];
+            } else {
+                // Still incomplete: the whole chunk continues the sequence.
+                self.split.bytes = bytes;
+                self.split.len = held + taken;
+                return;
+            }
+            // The rest is like any chunk (and usually valid).
+            if !chunk.is_empty() {
+                self.feed_chunk(chunk, frames);
+            }
+            return;
         }
         loop {
             match simdutf8::compat::from_utf8(chunk) {
@@ -263,12 +339,29 @@ impl SseFrameBuffer {
         }
     }
 
-    /// Parse decoded text (`SSE-2` to `SSE-9`), appending the frames it completes.
+    /// A character completed from a split sequence: never a line ending, so
+    /// unless it may be the stream's BOM it only continues the pending line.
+    fn feed_char(&mut self, text: &str, frames: &mut Vec<SseFrame>) {
+        if self.skip == Skip::Bom {
+            self.feed_text(text, frames);
+        } else {
+            self.skip = Skip::Nothing;
+            self.pending.push_str(text);
+        }
+    }
+
+    /// Parse decoded text that has not been scanned.
+    fn feed_text(&mut self, text: &str, frames: &mut Vec<SseFrame>) {
+        scan(text.as_bytes(), &mut self.ends);
+        self.feed_scanned(text, frames);
+    }
+
+    /// Parse decoded text (`SSE-2` to `SSE-9`) whose line endings [`scan`] has
+    /// put in [`Self::ends`], appending the frames it completes.
     ///
-    /// Line endings are found with `memchr2` (SIMD), and every line is
-    /// interpreted in place in `chunk`; only a line cut by the end of the chunk
-    /// is copied, into [`Self::pending`].
-    fn feed_text(&mut self, chunk: &str, frames: &mut Vec<SseFrame>) {
+    /// Every line is interpreted in place in `chunk`; only a line cut by the
+    /// end of the chunk is copied, into [`Self::pending`].
+    fn feed_scanned(&mut self, chunk: &str, frames: &mut Vec<SseFrame>) {
         let bytes = chunk.as_bytes();
         let Some(&first) = bytes.first() else {
             return;
@@ -285,98 +378,154 @@ impl SseFrameBuffer {
         } else {
             Skip::Nothing
         };
-        // Most streams have no CR at all: one pass that finds none lets the
-        // lines be found by the cheaper one-byte search.
-        let start = if memchr::memchr(b'\r', bytes).is_none() {
-            self.lines(chunk, start, memchr::memchr_iter(b'\n', bytes), frames)
-        } else {
-            self.lines(
-                chunk,
-                start,
-                memchr::memchr2_iter(b'\n', b'\r', bytes),
-                frames,
-            )
-        };
+        let start = lines(
+            chunk,
+            start,
+            &self.ends,
+            &mut self.pending,
+            &mut self.block,
+            frames,
+        );
+        // The ranges in `values` are of this text, which the next call does not see.
+        self.block.keep_values(chunk);
         if let Some(rest) = chunk.get(start..) {
             self.pending.push_str(rest);
         }
     }
+}
 
-    /// Interpret the complete lines of `chunk` from `start`, given the
-    /// positions of its line endings (every CR and LF, in order); returns where
-    /// its incomplete last line starts.
-    #[inline]
-    fn lines(
-        &mut self,
-        chunk: &str,
-        mut start: usize,
-        ends: impl Iterator<Item = usize>,
-        frames: &mut Vec<SseFrame>,
-    ) -> usize {
-        let bytes = chunk.as_bytes();
-        for end in ends {
+/// Interpret the complete lines of `chunk` from `start`, given its line
+/// endings (`ends`, from [`scan`]); returns where its incomplete last line
+/// starts. A line completed here whose start is in `pending` is joined there.
+#[inline]
+fn lines(
+    chunk: &str,
+    mut start: usize,
+    ends: &[u64],
+    pending: &mut String,
+    block: &mut Block,
+    frames: &mut Vec<SseFrame>,
+) -> usize {
+    let bytes = chunk.as_bytes();
+    for (base, &mask) in (0..).step_by(LANES).zip(ends) {
+        let mut mask = mask;
+        while mask != 0 {
+            let bit = mask.trailing_zeros();
+            let end = base + bit as usize;
+            mask &= mask - 1;
             if end < start {
-                // The LF of a CRLF within the chunk (SSE-3b).
+                // The LF of a CRLF (SSE-3b) whose CR ended the last mask.
                 continue;
             }
             // CR, LF and CR and LF are all ASCII, so every index here is a char boundary.
             let line = &chunk[start..end];
-            start = if bytes[end] == b'\r' && bytes.get(end + 1) == Some(&b'\n') {
-                end + 2
+            let at = start;
+            let crlf = bytes[end] == b'\r' && bytes.get(end + 1) == Some(&b'\n');
+            // The LF of a CRLF ends no line: its bit is dropped without a branch
+            // (endings mix at random in some streams), unless it is in the next mask.
+            mask &= !((u64::from(crlf) << bit) << 1);
+            start = end + 1 + usize::from(crlf);
+            if pending.is_empty() {
+                block.line(line, Some(at), chunk, frames);
             } else {
-                end + 1
-            };
-            if self.pending.is_empty() {
-                self.block.line(line, frames);
-            } else {
-                self.pending.push_str(line);
-                self.block.line(&self.pending, frames);
+                pending.push_str(line);
+                block.line(pending, None, chunk, frames);
                 // Keep the allocation for the next incomplete line.
-                self.pending.clear();
+                pending.clear();
             }
         }
-        start
     }
+    start
+}
+
+/// `bytes` as text if it is valid UTF-8, given where its first non-ASCII byte
+/// is (`None`: all ASCII, nothing to validate).
+#[allow(unsafe_code)] // checked by `scan` and `simdutf8`; see SAFETY
+fn checked_utf8(bytes: &[u8], first_high: Option<usize>) -> Option<&str> {
+    if let Some(at) = first_high {
+        simdutf8::basic::from_utf8(bytes.get(at..)?).ok()?;
+    }
+    // SAFETY: every byte before `first_high` (all of them if it is `None`) is
+    // ASCII, as `scan` found, and the bytes from it on were just validated:
+    // ASCII followed by valid UTF-8 is valid UTF-8.
+    Some(unsafe { str::from_utf8_unchecked(bytes) })
+}
+
+/// Where the last UTF-8 sequence of `bytes` starts if it is a lead byte with
+/// fewer continuation bytes after it than it announces (the rest of the
+/// character is in the next chunk), else the length. Only a hint: the bytes
+/// before it are validated, and the bytes from it on must be a valid prefix.
+fn complete_end(bytes: &[u8]) -> usize {
+    let n = bytes.len();
+    for i in (n.saturating_sub(4)..n).rev() {
+        let byte = bytes[i];
+        if byte < 0x80 {
+            return n;
+        }
+        if byte >= 0xC0 {
+            let wants = if byte >= 0xF0 {
+                4
+            } else if byte >= 0xE0 {
+                3
+            } else {
+                2
+            };
+            return if n - i < wants { i } else { n };
+        }
+    }
+    n
+}
+
+/// Whether `bytes` is the start of a UTF-8 sequence that more bytes could complete.
+fn is_utf8_prefix(bytes: &[u8]) -> bool {
+    matches!(str::from_utf8(bytes), Err(e) if e.valid_up_to() == 0 && e.error_len().is_none())
+}
+
+/// The value of a field line whose name ends at `name_end` (`SSE-6`): after
+/// the colon and one optional space, or empty if the line has no colon.
+#[inline]
+fn field_value(line: &str, name_end: usize) -> &str {
+    let value = line.get(name_end + 1..).unwrap_or_default();
+    value.strip_prefix(' ').unwrap_or(value)
 }
 
 /// The UTF-8 byte order mark, dropped once at the start of the stream (`SSE-2`).
 const BOM: &[u8] = "\u{feff}".as_bytes();
 
 impl Block {
-    /// Interpret one complete line (`SSE-4` to `SSE-8`).
-    fn line(&mut self, line: &str, frames: &mut Vec<SseFrame>) {
-        if line.is_empty() {
-            if let Some(frame) = self.dispatch() {
-                frames.push(frame);
+    /// Interpret one complete line (`SSE-4` to `SSE-8`). `at` is where the
+    /// line starts in `text`, the text being parsed, or `None` if the line is
+    /// elsewhere (joined from pieces).
+    fn line(&mut self, line: &str, at: Option<usize>, text: &str, frames: &mut Vec<SseFrame>) {
+        // The common lines first, matched by their bytes: data and event lines
+        // with a colon, comments (same results as the general case below).
+        let name_end = match line.as_bytes() {
+            [] => {
+                if let Some(frame) = self.dispatch(text) {
+                    if frames.capacity() == 0 {
+                        frames.reserve(self.frames_hint);
+                    }
+                    frames.push(frame);
+                }
+                return;
             }
-            return;
-        }
-        // The common case first: a data line with a colon (same result as below).
-        if let Some(value) = line.strip_prefix("data:") {
-            self.push_data(value.strip_prefix(' ').unwrap_or(value));
-            return;
-        }
-        // Then event lines, as below but without the search for the colon.
-        if let Some(value) = line.strip_prefix("event:") {
-            let value = value.strip_prefix(' ').unwrap_or(value);
-            self.event = (!value.is_empty()).then(|| value.to_owned());
-            self.touched = true;
-            return;
-        }
-        let (name, value) = match line.split_once(':') {
-            Some(("", _)) => return, // comment (SSE-5)
-            Some((name, value)) => (name, value.strip_prefix(' ').unwrap_or(value)),
-            None => (line, ""),
+            [b'd', b'a', b't', b'a', b':', ..] => 4,
+            [b'e', b'v', b'e', b'n', b't', b':', ..] => {
+                self.set_event(field_value(line, 5));
+                return;
+            }
+            [b':', ..] => return, // comment (SSE-5)
+            [b'i', b'd', b':', ..] => 2,
+            // Lines are short: a plain loop, not a search set up per line.
+            bytes => bytes.iter().position(|&b| b == b':').unwrap_or(line.len()),
         };
-        match name {
-            // The empty value unsets the event type (SSE-7a).
-            "event" => {
-                self.event = (!value.is_empty()).then(|| value.to_owned());
-                self.touched = true;
-            }
-            "data" => self.push_data(value),
+        let value = field_value(line, name_end);
+        match &line[..name_end] {
+            "event" => self.set_event(value),
+            // `value` ends the line (a suffix of it, or empty at its end).
+            "data" => self.push_data(value, at.map(|at| at + line.len() - value.len()), text),
             // An id containing NUL is ignored (SSE-7c).
-            "id" if !value.contains('\0') => {
+            "id" if !value.bytes().any(|b| b == 0) => {
                 self.id = Some(value.to_owned());
                 self.touched = true;
             }
@@ -391,33 +540,101 @@ impl Block {
         }
     }
 
-    /// Append one `data` value, LF-separated from the previous one (`SSE-7b`).
-    fn push_data(&mut self, value: &str) {
-        if self.has_data {
+    /// An `event` line; the empty value unsets the event type (SSE-7a).
+    fn set_event(&mut self, value: &str) {
+        self.event = (!value.is_empty()).then(|| self.names.get(value));
+        self.touched = true;
+    }
+
+    /// Append one `data` value, LF-separated from the previous one (`SSE-7b`):
+    /// `at` is where it starts in `text`, or `None` if it is elsewhere.
+    fn push_data(&mut self, value: &str, at: Option<usize>, text: &str) {
+        if let Some(at) = at {
+            self.values.push((at, at + value.len()));
+        } else {
+            self.keep_values(text);
+            self.push_copied(value);
+        }
+        self.touched = true;
+    }
+
+    /// Append `value` to [`Self::data`].
+    fn push_copied(&mut self, value: &str) {
+        if self.copied {
             self.data.push('\n');
         }
         self.data.push_str(value);
-        self.has_data = true;
-        self.touched = true;
+        self.copied = true;
+    }
+
+    /// Copy the values still held as ranges of `text` into [`Self::data`].
+    #[inline]
+    fn keep_values(&mut self, text: &str) {
+        if !self.values.is_empty() {
+            self.copy_values(text);
+        }
+    }
+
+    fn copy_values(&mut self, text: &str) {
+        let values = mem::take(&mut self.values);
+        for &(start, end) in &values {
+            self.push_copied(&text[start..end]);
+        }
+        self.values = values;
+        self.values.clear();
+    }
+
+    /// The block's data (`SSE-7b`), `data` and `values` left empty; `text` is
+    /// what `values` are ranges of.
+    fn take_data(&mut self, text: &str) -> String {
+        let data = match (self.copied, self.values.as_slice()) {
+            // One value, in this text: one exact copy.
+            (false, &[(start, end)]) => text[start..end].to_owned(),
+            // `data` is a scratch buffer kept from block to block, so that a block of many
+            // data lines grows no new buffer; the frame gets an exact copy. Past
+            // `KEEP_DATA` the buffer itself goes into the frame (no copy, nothing large kept).
+            (_, []) if self.data.capacity() > KEEP_DATA => mem::take(&mut self.data),
+            (_, []) => self.data.as_str().to_owned(),
+            (copied, values) => {
+                let len = values
+                    .iter()
+                    .map(|(start, end)| end - start + 1)
+                    .sum::<usize>()
+                    + self.data.len()
+                    - usize::from(!copied);
+                let mut data = if self.data.capacity() > KEEP_DATA {
+                    let mut data = mem::take(&mut self.data);
+                    data.reserve(len - data.len());
+                    data
+                } else {
+                    let mut data = String::with_capacity(len);
+                    data.push_str(&self.data);
+                    data
+                };
+                let mut separate = copied;
+                for &(start, end) in values {
+                    if separate {
+                        data.push('\n');
+                    }
+                    data.push_str(&text[start..end]);
+                    separate = true;
+                }
+                data
+            }
+        };
+        self.data.clear();
+        self.copied = false;
+        self.values.clear();
+        data
     }
 
     /// End the block: the frame if any field was accepted, and a reset either way (`SSE-8`).
     /// (A block with no accepted line holds nothing to reset.)
-    fn dispatch(&mut self) -> Option<SseFrame> {
+    fn dispatch(&mut self, text: &str) -> Option<SseFrame> {
         if !self.touched {
             return None;
         }
-        // `data` is a scratch buffer kept from block to block, so that a block of many
-        // data lines grows no new buffer; the frame gets an exact copy. Past
-        // `KEEP_DATA` the buffer itself goes into the frame (no copy, nothing large kept).
-        let data = if self.data.capacity() > KEEP_DATA {
-            mem::take(&mut self.data)
-        } else {
-            let data = self.data.as_str().to_owned();
-            self.data.clear();
-            data
-        };
-        self.has_data = false;
+        let data = self.take_data(text);
         self.touched = false;
         Some(SseFrame {
             event: self.event.take(),
@@ -466,40 +683,42 @@ mod tests {
             .collect()
     }
 
+    /// Pieces that stress the decoding paths: cut, overlong, surrogate and
+    /// stray sequences, BOMs, all three endings.
+    const PIECES: [&[u8]; 22] = [
+        b"data: ",
+        b"event:",
+        b"id: ",
+        b"x",
+        b"\r",
+        b"\n",
+        b"\r\n",
+        b":",
+        b"\xef\xbb\xbf",
+        b"\xe6\x97\xa5",
+        b"\xf0\x9f\x98\x80",
+        b"\xc3\xa9",
+        b"\xc3",
+        b"\xe6\x97",
+        b"\xf0\x9f",
+        b"\xe0\x80",
+        b"\xed\xa0\x80",
+        b"\xc0\xaf",
+        b"\xff",
+        b"\x80",
+        b"\xf4\x90\x80\x80",
+        b"\xf5",
+    ];
+
     fn feed_bytes(chunks: &[&[u8]]) -> Vec<SseFrame> {
         let mut buffer = SseFrameBuffer::new();
         chunks.iter().flat_map(|c| buffer.feed(c)).collect()
     }
 
-    /// Byte strings from pieces that stress the one-byte path (cut, overlong,
-    /// surrogate and stray sequences, BOMs, all three endings): fed a byte at a
-    /// time they must give what one whole chunk gives (`SSE-1`, `SSE-11`).
+    /// Byte strings from [`PIECES`] fed a byte at a time (the one-byte path)
+    /// give what one whole chunk gives (`SSE-1`, `SSE-11`).
     #[test]
     fn one_byte_chunks_match_the_whole_buffer_on_mixed_bytes() {
-        const PIECES: [&[u8]; 22] = [
-            b"data: ",
-            b"event:",
-            b"id: ",
-            b"x",
-            b"\r",
-            b"\n",
-            b"\r\n",
-            b":",
-            b"\xef\xbb\xbf",
-            b"\xe6\x97\xa5",
-            b"\xf0\x9f\x98\x80",
-            b"\xc3\xa9",
-            b"\xc3",
-            b"\xe6\x97",
-            b"\xf0\x9f",
-            b"\xe0\x80",
-            b"\xed\xa0\x80",
-            b"\xc0\xaf",
-            b"\xff",
-            b"\x80",
-            b"\xf4\x90\x80\x80",
-            b"\xf5",
-        ];
         let mut state: u32 = 0x2545_f491;
         let mut next = move || {
             // xorshift32: a fixed sequence, enough to mix the pieces.
@@ -516,6 +735,49 @@ mod tests {
             let bytes: Vec<&[u8]> = input.chunks(1).collect();
             assert_eq!(feed_bytes(&bytes), feed_bytes(&[&input]), "{input:?}");
         }
+    }
+
+    /// The same mixed bytes cut into chunks of 1 to 8, 70 or 5000 bytes (cuts
+    /// inside characters, right before line endings, around the scan's blocks)
+    /// give what one whole chunk gives (`SSE-1`, `SSE-11`).
+    #[test]
+    fn any_chunking_matches_the_whole_buffer_on_mixed_bytes() {
+        let mut state: u32 = 0x1234_5678;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state as usize
+        };
+        for round in 0..3000 {
+            let mut input = Vec::new();
+            // Now and then an input long enough for the scan's AVX2 path.
+            let pieces = if round % 50 == 0 { 3000 } else { next() % 48 };
+            for _ in 0..pieces {
+                input.extend_from_slice(PIECES[next() % PIECES.len()]);
+            }
+            let most = [8, 70, 5000][round % 3];
+            let mut chunks = Vec::new();
+            let mut rest = &input[..];
+            while !rest.is_empty() {
+                let (chunk, after) = rest.split_at((1 + next() % most).min(rest.len()));
+                chunks.push(chunk);
+                rest = after;
+            }
+            assert_eq!(feed_bytes(&chunks), feed_bytes(&[&input]), "{chunks:?}");
+        }
+    }
+
+    #[test]
+    fn split_character_then_line_ending() {
+        assert_eq!(
+            feed_bytes(&[b"data: a\xC3", b"\xBC\n\n"]),
+            vec![frame("a\u{fc}")]
+        );
+        assert_eq!(
+            feed_bytes(&[b"data: a\xE2\x82", b"\xAC\r\n\r\n"]),
+            vec![frame("a\u{20ac}")]
+        );
     }
 
     #[test]

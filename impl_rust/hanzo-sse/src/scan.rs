@@ -1,0 +1,247 @@
+//! One pass over a chunk that finds its line endings and its first non-ASCII
+//! byte (with `checked_utf8` in lib.rs, the crate's only unsafe code: SSE2
+//! loads on `x86_64`, where SSE2 is always present; other targets use the
+//! portable loop).
+//!
+//! Why a pass of its own rather than `memchr`: a search for CR and LF set up
+//! again for every line costs more per line than the line's bytes on short
+//! lines and short chunks, and streams without CR needed a second pass to
+//! know that. One compare per byte into a bit mask serves every mix of
+//! endings and every chunk size, and the mask's set bits are the lines.
+#![allow(unsafe_code)]
+
+/// Bytes per mask.
+pub(crate) const LANES: usize = 64;
+
+/// Fill `ends` with the line endings of `bytes`, one mask per [`LANES`] bytes
+/// (bit `i` of mask `k` is set iff byte `64k + i` is CR or LF), and return
+/// where its first non-ASCII byte is.
+pub(crate) fn scan(bytes: &[u8], ends: &mut Vec<u64>) -> Option<usize> {
+    ends.clear();
+    ends.reserve(bytes.len().div_ceil(LANES));
+    #[cfg(target_arch = "x86_64")]
+    if bytes.len() >= WIDE_MIN && std::is_x86_feature_detected!("avx2") {
+        let whole = bytes.len() / WIDE * WIDE;
+        let mut first_high = None;
+        for (base, piece) in (0..).step_by(WIDE).zip(bytes[..whole].chunks_exact(WIDE)) {
+            let piece: &[u8; WIDE] = piece.try_into().unwrap_or(&[0; WIDE]);
+            let mut masks = [0; WIDE / LANES];
+            // SAFETY: the CPU has AVX2, just checked.
+            let high = unsafe { wide_masks(piece, &mut masks, first_high.is_none()) };
+            ends.extend_from_slice(&masks);
+            first_high = first_high.or(high.map(|at| base + at));
+        }
+        let rest_high = scan_narrow(&bytes[whole..], ends, first_high.is_none());
+        return first_high.or(rest_high.map(|at| whole + at));
+    }
+    scan_narrow(bytes, ends, true)
+}
+
+/// [`scan`] 16 bytes at a time, appending to `ends`; looks for a non-ASCII
+/// byte only if `want_high`.
+fn scan_narrow(bytes: &[u8], ends: &mut Vec<u64>, want_high: bool) -> Option<usize> {
+    let mut first_high = None;
+    let mut want_high = want_high;
+    let mut blocks = bytes.chunks_exact(LANES);
+    let mut base = 0;
+    for block in blocks.by_ref() {
+        let block: &[u8; LANES] = block.try_into().unwrap_or(&[0; LANES]);
+        let (line_ends, high) = block_masks(block, want_high);
+        ends.push(line_ends);
+        if high != 0 && want_high {
+            first_high = Some(base + high.trailing_zeros() as usize);
+            want_high = false;
+        }
+        base += LANES;
+    }
+    let rest = blocks.remainder().len();
+    if rest > 0 {
+        // The last block is read as the last 64 bytes (overlapping the one
+        // before) and its masks shifted down to the bytes not seen yet; a
+        // chunk shorter than that is copied into zeros, which are neither
+        // line endings nor non-ASCII.
+        let (line_ends, high) = if let Some(at) = bytes.len().checked_sub(LANES) {
+            let block: &[u8; LANES] = bytes[at..].try_into().unwrap_or(&[0; LANES]);
+            let (line_ends, high) = block_masks(block, want_high);
+            (line_ends >> (LANES - rest), high >> (LANES - rest))
+        } else {
+            let mut last = [0; LANES];
+            last[..rest].copy_from_slice(&bytes[base..]);
+            block_masks(&last, want_high)
+        };
+        ends.push(line_ends);
+        if high != 0 && want_high {
+            first_high = Some(base + high.trailing_zeros() as usize);
+        }
+    }
+    first_high
+}
+
+/// Chunks at least this long are scanned with AVX2 where the CPU has it: on
+/// long lines the compares are most of the scan's work.
+#[cfg(target_arch = "x86_64")]
+const WIDE_MIN: usize = 4096;
+
+/// Bytes per call of [`wide_masks`].
+#[cfg(target_arch = "x86_64")]
+const WIDE: usize = 4 * LANES;
+
+/// The line-ending masks of the four blocks of `piece` (as [`block_masks`]),
+/// and where its first non-ASCII byte is (looked for only if `want_high`).
+/// Not inlined: inlined into the loop of [`scan`], the compiler spread the
+/// masks into single bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+#[allow(
+    clippy::cast_ptr_alignment,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)]
+unsafe fn wide_masks(
+    piece: &[u8; WIDE],
+    masks: &mut [u64; WIDE / LANES],
+    want_high: bool,
+) -> Option<usize> {
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
+        _mm256_set1_epi8,
+    };
+    let lf = _mm256_set1_epi8(0x0A);
+    let cr = _mm256_set1_epi8(0x0D);
+    let at = piece.as_ptr().cast::<__m256i>();
+    let mut first_high = None;
+    for (k, mask) in masks.iter_mut().enumerate() {
+        // SAFETY: the caller has AVX2; these read bytes 64k..64k + 64 of
+        // `piece`, which is 256 bytes long.
+        let (low, high) = (
+            _mm256_loadu_si256(at.add(2 * k)),
+            _mm256_loadu_si256(at.add(2 * k + 1)),
+        );
+        let low_ends = _mm256_or_si256(_mm256_cmpeq_epi8(low, lf), _mm256_cmpeq_epi8(low, cr));
+        let high_ends = _mm256_or_si256(_mm256_cmpeq_epi8(high, lf), _mm256_cmpeq_epi8(high, cr));
+        *mask = u64::from(_mm256_movemask_epi8(low_ends) as u32)
+            | u64::from(_mm256_movemask_epi8(high_ends) as u32) << 32;
+        if want_high && first_high.is_none() {
+            let non_ascii = u64::from(_mm256_movemask_epi8(low) as u32)
+                | u64::from(_mm256_movemask_epi8(high) as u32) << 32;
+            if non_ascii != 0 {
+                first_high = Some(LANES * k + non_ascii.trailing_zeros() as usize);
+            }
+        }
+    }
+    first_high
+}
+
+/// The masks of one block: bit `i` of the first is set iff `block[i]` is CR
+/// or LF, of the second iff it is not ASCII (0 unless `want_high`, which
+/// saves that work once a non-ASCII byte has been found).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+// `_mm_loadu_si128` reads unaligned memory; a mask of 16 bytes has 16 bits.
+#[allow(
+    clippy::cast_ptr_alignment,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)]
+fn block_masks(block: &[u8; LANES], want_high: bool) -> (u64, u64) {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of the x86_64 baseline, so these instructions exist on
+    // every x86_64 CPU; the four unaligned loads read bytes 0..64 of `block`,
+    // which is 64 bytes long.
+    unsafe {
+        let at = block.as_ptr().cast::<__m128i>();
+        let vectors = [
+            _mm_loadu_si128(at),
+            _mm_loadu_si128(at.add(1)),
+            _mm_loadu_si128(at.add(2)),
+            _mm_loadu_si128(at.add(3)),
+        ];
+        let lf = _mm_set1_epi8(0x0A);
+        let cr = _mm_set1_epi8(0x0D);
+        let mut ends = 0;
+        for (k, &v) in vectors.iter().enumerate() {
+            let hit = _mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr));
+            ends |= u64::from(_mm_movemask_epi8(hit) as u16) << (16 * k);
+        }
+        let mut high = 0;
+        if want_high {
+            let any = _mm_or_si128(
+                _mm_or_si128(vectors[0], vectors[1]),
+                _mm_or_si128(vectors[2], vectors[3]),
+            );
+            if _mm_movemask_epi8(any) != 0 {
+                for (k, &v) in vectors.iter().enumerate() {
+                    high |= u64::from(_mm_movemask_epi8(v) as u16) << (16 * k);
+                }
+            }
+        }
+        (ends, high)
+    }
+}
+
+/// The portable [`block_masks`].
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn block_masks(block: &[u8; LANES], want_high: bool) -> (u64, u64) {
+    let mut ends = 0u64;
+    let mut high = 0u64;
+    for (i, &byte) in block.iter().enumerate() {
+        ends |= u64::from((byte == b'\n') | (byte == b'\r')) << i;
+        high |= u64::from(byte >> 7) << i;
+    }
+    (ends, if want_high { high } else { 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The masks and the first non-ASCII byte agree with a byte-by-byte search
+    /// at every length and offset around the block size.
+    #[test]
+    fn scan_matches_a_byte_by_byte_search() {
+        let mut state: u32 = 0x9e37_79b9;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        let alphabet = [b'a', b'\n', b'\r', 0x80, 0xC3, 0xFF, 0x7F, 0x00, b':'];
+        let mut ends = Vec::new();
+        // Short chunks, and long ones (the AVX2 path, where the CPU has it).
+        let lengths = (0..200_usize).chain([4095, 4096, 4097, 4159, 4160, 4161, 4351, 5000]);
+        for len in lengths {
+            for _ in 0..20 {
+                // Mostly ASCII letters, so that the first non-ASCII byte moves about.
+                let bytes: Vec<u8> = (0..len)
+                    .map(|_| {
+                        let r = next() as usize;
+                        if r % 7 == 0 {
+                            alphabet[r / 7 % alphabet.len()]
+                        } else {
+                            b'x'
+                        }
+                    })
+                    .collect();
+                let first_high = scan(&bytes, &mut ends);
+                assert_eq!(
+                    first_high,
+                    bytes.iter().position(|&b| b >= 0x80),
+                    "{bytes:?}"
+                );
+                assert_eq!(ends.len(), len.div_ceil(LANES));
+                for (i, &b) in bytes.iter().enumerate() {
+                    let bit = ends[i / LANES] >> (i % LANES) & 1 == 1;
+                    assert_eq!(bit, b == b'\n' || b == b'\r', "byte {i} of {bytes:?}");
+                }
+                let set: u32 = ends.iter().map(|m| m.count_ones()).sum();
+                let want = bytes.iter().filter(|&&b| b == b'\n' || b == b'\r').count();
+                assert_eq!(set as usize, want);
+            }
+        }
+    }
+}

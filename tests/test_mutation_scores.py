@@ -1,0 +1,110 @@
+"""mutation/scores.py: the Rust and JS scores read off cargo-mutants' and Stryker's own
+reports, each survivor explained by a reason of one kind or listed as unexplained."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def scores() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("scores", ROOT / "mutation" / "scores.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def _cargo_mutants(root: Path, crate: str, outcomes: list[tuple[str, str]]) -> None:
+    out = root / "target" / "mutants" / crate / "mutants.out"
+    out.mkdir(parents=True)
+    entries: list[dict[str, object]] = [{"scenario": "Baseline", "summary": "Success"}]
+    for name, summary in outcomes:
+        entries.append({"scenario": {"Mutant": {"name": name}}, "summary": summary})
+    (out / "outcomes.json").write_text(json.dumps({"outcomes": entries}), encoding="utf-8")
+
+
+def _stryker(root: Path, module: str, mutants: list[tuple[int, str, str]]) -> None:
+    out = root / "mutation" / "js" / "reports"
+    out.mkdir(parents=True)
+    listed = [
+        {
+            "mutatorName": mutator,
+            "replacement": "``",
+            "status": status,
+            "location": {"start": {"line": line, "column": 3}, "end": {"line": line, "column": 9}},
+        }
+        for line, mutator, status in mutants
+    ]
+    doc = {"files": {f"impl_js/src/{module}.js": {"mutants": listed}}}
+    (out / f"{module}.json").write_text(json.dumps(doc), encoding="utf-8")
+
+
+def test_rust_outcomes_are_counted_and_survivors_explained_by_kind(
+    scores: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _cargo_mutants(
+        tmp_path,
+        "hanzo-x",
+        [
+            ("a.rs:1:1: replace f with g", "CaughtMutant"),
+            ("a.rs:2:1: replace loop", "Timeout"),  # a mutant that loops is caught
+            ("a.rs:3:1: replace -> Default", "Unviable"),  # never ran: not a mutant
+            ("a.rs:4:1: replace Display", "MissedMutant"),
+            ("a.rs:5:1: replace getter", "MissedMutant"),
+            ("a.rs:6:1: replace + with -", "MissedMutant"),
+        ],
+    )
+    monkeypatch.setattr(scores, "RESULTS", tmp_path)
+    reasons = {
+        "a.rs:4:1: replace Display": "message: the error's text",
+        "a.rs:5:1: replace getter": "unreachable: no JSON layer reads it",
+    }
+    t = scores.tally("rust", "hanzo-x", reasons)
+    assert (t.mutants, t.killed, t.not_viable) == (5, 2, 1)
+    assert t.reasons["message"] == 1 and t.reasons["unreachable"] == 1
+    assert t.unexplained == ["a.rs:6:1: replace + with -"]
+    assert t.score(reachable=False) == pytest.approx(100 * 2 / 4)  # messages left out
+    assert t.score(reachable=True) == pytest.approx(100 * 2 / 3)
+    row = scores.table("rust", [t]).splitlines()[2]
+    assert row.startswith("| hanzo-x | 5 | 2 | 0 | 1 | 0 | 1 | 1 | 50.0% | 66.7% | 1 |")
+
+
+def test_js_survivors_are_keyed_by_file_position_mutator_and_replacement(
+    scores: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _stryker(tmp_path, "mod", [(10, "StringLiteral", "Survived"), (11, "BlockStatement", "Killed")])
+    monkeypatch.setattr(scores, "RESULTS", tmp_path)
+    t = scores.tally("js", "mod", {})
+    assert t.unexplained == ["mod.js:10:3: StringLiteral -> ``"]
+    explained = scores.tally("js", "mod", {"mod.js:10:3: StringLiteral -> ``": "message: text"})
+    assert explained.unexplained == [] and explained.score(reachable=True) == 100.0
+
+
+def test_a_crate_without_a_report_says_so_and_a_reason_of_no_kind_is_refused(
+    scores: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scores, "RESULTS", tmp_path)
+    t = scores.tally("rust", "hanzo-none", {})
+    assert t.missing
+    assert "| hanzo-none | not measured yet |" in scores.table("rust", [t])
+    monkeypatch.setattr(scores, "ROOT", tmp_path)
+    bad = tmp_path / "mutation" / "survivors" / "rust" / "hanzo-x.json"
+    bad.parent.mkdir(parents=True)
+    bad.write_text(json.dumps({"k": "because: it felt right"}), encoding="utf-8")
+    with pytest.raises(SystemExit, match="a reason starts with one of"):
+        scores.load_reasons("rust", "hanzo-x")
+
+
+def test_every_checked_in_reason_has_a_kind(scores: ModuleType) -> None:
+    for path in sorted((ROOT / "mutation" / "survivors").glob("*/*.json")):
+        scores.load_reasons(path.parent.name, path.stem)
