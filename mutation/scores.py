@@ -1,10 +1,14 @@
 """The Rust and JS mutation scores, read off the tools' own reports.
 
-    .venv/bin/python mutation/scores.py            # the README tables, Rust and JS
-    .venv/bin/python mutation/scores.py --unexplained   # survivors with no reason yet
+    .venv/bin/python mutation/scores.py --collect .   # copy finished reports, then the tables
+    .venv/bin/python mutation/scores.py                # the README tables, Rust and JS
+    .venv/bin/python mutation/scores.py --unexplained  # survivors with no reason yet
 
-Reads cargo-mutants' `target/mutants/<crate>/mutants.out/outcomes.json` and Stryker's
-`mutation/js/reports/<module>.json` for every row of `mutation/reach.tsv`, and the
+`--collect CHECKOUT` reads the finished reports of a checkout (cargo-mutants'
+`target/mutants/<crate>/mutants.out/outcomes.json`, Stryker's
+`mutation/js/reports/<module>.json`) for every row of `mutation/reach.tsv` into
+`mutation/results/<rust|js>/<name>.json` (each mutant's key and outcome; checked in, as
+the reports do not outlive the machine). The tables are read from those and from the
 survivors' reasons, one file per crate or module: `mutation/survivors/<rust|js>/<name>.json`
 (``{key: reason}``, keyed as `key()` prints a survivor). A reason starts with its kind, as in
 `equivalent.json` for Python:
@@ -31,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT  # where the tools' reports are: --results-root, e.g. another checkout's
+RESULTS = ROOT / "mutation" / "results"  # the checked-in outcomes (collect writes them)
 KINDS = ("equivalent", "schema", "unreachable", "message")
 
 
@@ -76,21 +80,25 @@ def key(kind: str, mutant: dict) -> str:
     return f"{where}: {mutant['mutatorName']} -> {replacement}"
 
 
-def outcomes(kind: str, name: str) -> list[tuple[str, dict]] | None:
-    """(status, mutant) per mutant, status one of killed/survived/not-viable."""
+def _tool_outcomes(kind: str, name: str, root: Path) -> list[tuple[str, dict]] | None:
+    """(status, mutant) per mutant from a finished run's own report under ``root``,
+    status one of killed/survived/not-viable; None when there is no finished report."""
     if kind == "rust":
-        path = RESULTS / "target" / "mutants" / name / "mutants.out" / "outcomes.json"
+        path = root / "target" / "mutants" / name / "mutants.out" / "outcomes.json"
         if not path.is_file():
             return None
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if doc.get("end_time") is None and "total_mutants" in doc:
+            return None  # still running, or cut short
         out = []
-        for o in json.loads(path.read_text(encoding="utf-8"))["outcomes"]:
+        for o in doc["outcomes"]:
             scenario = o["scenario"]
             if not isinstance(scenario, dict) or "Mutant" not in scenario:
                 continue  # the unmutated baseline
             status = {"CaughtMutant": "killed", "Timeout": "killed", "MissedMutant": "survived"}
             out.append((status.get(o["summary"], "not-viable"), scenario["Mutant"]))
         return out
-    path = RESULTS / "mutation" / "js" / "reports" / f"{name}.json"
+    path = root / "mutation" / "js" / "reports" / f"{name}.json"
     if not path.is_file():
         return None
     out = []
@@ -103,13 +111,46 @@ def outcomes(kind: str, name: str) -> list[tuple[str, dict]] | None:
     return out
 
 
+def collect(root: Path) -> list[str]:
+    """Each finished report under ``root`` written to mutation/results/<kind>/<name>.json,
+    which the tables are read from: the tools' reports are build output and do not
+    outlive the machine, these files are checked in."""
+    written = []
+    for kind in ("rust", "js"):
+        for name, files in rows(kind):
+            found = _tool_outcomes(kind, name, root)
+            if found is None:
+                continue
+            mutants = {key(kind, m): status for status, m in found}
+            path = RESULTS / kind / f"{name}.json"
+            if path.is_file():
+                before = json.loads(path.read_text(encoding="utf-8"))["mutants"]
+                if len(mutants) < len(before):  # a rerun of some mutants: update those
+                    mutants = {**before, **mutants}
+            tool = "cargo-mutants" if kind == "rust" else "stryker"
+            doc = {"tool": tool, "vectors": files, "mutants": mutants}
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            written.append(f"{kind} {name}")
+    return written
+
+
+def outcomes(kind: str, name: str) -> list[tuple[str, str]] | None:
+    """(status, key) per mutant of the checked-in results (collect), None if not measured."""
+    path = RESULTS / kind / f"{name}.json"
+    if not path.is_file():
+        return None
+    mutants = json.loads(path.read_text(encoding="utf-8"))["mutants"]
+    return [(status, k) for k, status in mutants.items()]
+
+
 def tally(kind: str, name: str, reasons: dict[str, str]) -> Tally:
     t = Tally(name)
     found = outcomes(kind, name)
     if found is None:
         t.missing = True
         return t
-    for status, mutant in found:
+    for status, k in found:
         if status == "not-viable":
             t.not_viable += 1
             continue
@@ -117,7 +158,6 @@ def tally(kind: str, name: str, reasons: dict[str, str]) -> Tally:
         if status == "killed":
             t.killed += 1
             continue
-        k = key(kind, mutant)
         t.survivors.append(k)
         reason = reasons.get(k)
         if reason is None:
@@ -177,11 +217,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kind", choices=("rust", "js"), action="append", help="default: both")
     parser.add_argument("--unexplained", action="store_true", help="list survivors with no reason")
     parser.add_argument(
-        "--results-root", type=Path, help="the checkout holding the reports (default: this one)"
+        "--collect",
+        type=Path,
+        action="append",
+        metavar="CHECKOUT",
+        help="first copy the finished tool reports of this checkout into mutation/results/",
     )
     args = parser.parse_args(argv)
-    global RESULTS
-    RESULTS = args.results_root or ROOT
+    for root in args.collect or ():
+        for line in collect(root.resolve()):
+            print(f"collected {line}", file=sys.stderr)
     status = 0
     for kind in args.kind or ("rust", "js"):
         tallies = []

@@ -143,6 +143,15 @@ def test_the_contracts_mark_their_departures_from_hip_301():
         ("hooks", "HOOK-9", "security"),  # timeouts
         ("sandbox-paths", "SBX-12", "security"),  # escapes
         ("mcp-normalization", "MCP-8c", "security"),  # name collisions
+        ("mcp-stdio", "STDIO-12b", "departs-from"),  # integer request ids
+        ("mcp-stdio", "STDIO-17a", "security"),  # the parent's secrets stay with it
+        ("mcp-stdio", "STDIO-6", "security"),  # line length
+        ("oauth-pkce", "PKCE-2", "departs-from"),  # the unreserved set, not base64url
+        ("oauth-authorize", "CB-3", "security"),  # state
+        ("oauth-authorize", "AUTH-7", "security"),  # resource indicators
+        ("stream-assembly", "STREAM-7c", "security"),  # cut tool calls never run
+        ("http-retry", "RETRY-6", "departs-from"),  # backoff-timing's delay, at most cap - 1
+        ("lsp-positions", "LSP-1", "fills-gap"),  # what `character` counts
     ]:
         contract = domain_contract(domain)
         assert contract is not None

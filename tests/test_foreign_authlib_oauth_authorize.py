@@ -22,16 +22,27 @@ def run(capsys: Any, *extra: str) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
-def test_authlib_diverges_where_its_ledger_says(capsys: Any) -> None:
-    code, out = run(capsys)
+def test_authlib_diverges_where_its_ledger_says(capsys: Any, tmp_path: Path) -> None:
+    report = tmp_path / "report.txt"
+    code, out = run(capsys, "--output", str(report))
     assert code == 1, out[-3000:]
-    # A parameter the endpoint already has is sent twice (RFC 6749 §3.1), the server's
-    # error response is read as a missing code (§4.1.2.1), and more, by cause:
-    assert "authlib: 20 cases, (whole output): error invalid_endpoint -> output" in out
-    assert "authlib: 5 cases, (whole output): output -> error missing_code" in out
-    assert "authlib: 9 cases, (whole output): error invalid_callback -> output" in out
-    assert "cases: oauth-authorize::existing-query-repeats-client-id" in out
     assert "53 pass, 137 fail, 2 error, 0 skip" in out, out[-2000:]
+    # The security-relevant causes first: no state check before the code is read
+    # (RFC 6749 §10.12), an empty state dropped, plain-http redirect URIs and resources.
+    causes = out[out.index("divergences by cause") :]
+    first = causes.splitlines()[1]
+    assert "authlib: 5 cases, (whole output): error state_mismatch -> error missing_code" in first
+    verdict = next(line for line in out.splitlines() if line.startswith("DIVERGED: "))
+    assert "6 security-relevant clusters: CB-3 [" in verdict, verdict
+    assert all(f"{clause} [" in verdict for clause in ("AUTH-2", "AUTH-6", "AUTH-7"))
+    # A parameter the endpoint already has is sent twice (RFC 6749 §3.1), the server's
+    # error response is read as a missing code (§4.1.2.1), and more, by cause (the file
+    # has every cluster; the terminal view cuts the smaller ones):
+    text = report.read_text(encoding="utf-8")
+    assert "authlib: 20 cases, (whole output): error invalid_endpoint -> output" in text
+    assert "authlib: 5 cases, (whole output): output -> error missing_code" in text
+    assert "authlib: 9 cases, (whole output): error invalid_callback -> output" in text
+    assert "cases: oauth-authorize::existing-query-repeats-client-id" in text
 
 
 def test_authlib_gates_green_on_its_ledger(capsys: Any) -> None:

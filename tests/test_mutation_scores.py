@@ -24,13 +24,17 @@ def scores() -> ModuleType:
     return module
 
 
-def _cargo_mutants(root: Path, crate: str, outcomes: list[tuple[str, str]]) -> None:
+def _cargo_mutants(
+    root: Path, crate: str, outcomes: list[tuple[str, str]], finished: bool = True
+) -> None:
     out = root / "target" / "mutants" / crate / "mutants.out"
     out.mkdir(parents=True)
     entries: list[dict[str, object]] = [{"scenario": "Baseline", "summary": "Success"}]
     for name, summary in outcomes:
         entries.append({"scenario": {"Mutant": {"name": name}}, "summary": summary})
-    (out / "outcomes.json").write_text(json.dumps({"outcomes": entries}), encoding="utf-8")
+    doc = {"outcomes": entries, "total_mutants": len(outcomes)}
+    doc["end_time"] = "2026-12-02T00:00:00Z" if finished else None
+    (out / "outcomes.json").write_text(json.dumps(doc), encoding="utf-8")
 
 
 def _stryker(root: Path, module: str, mutants: list[tuple[int, str, str]]) -> None:
@@ -64,7 +68,9 @@ def test_rust_outcomes_are_counted_and_survivors_explained_by_kind(
             ("a.rs:6:1: replace + with -", "MissedMutant"),
         ],
     )
-    monkeypatch.setattr(scores, "RESULTS", tmp_path)
+    monkeypatch.setattr(scores, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(scores, "rows", lambda kind: [("hanzo-x", ["d"])] if kind == "rust" else [])
+    assert scores.collect(tmp_path) == ["rust hanzo-x"]
     reasons = {
         "a.rs:4:1: replace Display": "message: the error's text",
         "a.rs:5:1: replace getter": "unreachable: no JSON layer reads it",
@@ -83,7 +89,9 @@ def test_js_survivors_are_keyed_by_file_position_mutator_and_replacement(
     scores: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _stryker(tmp_path, "mod", [(10, "StringLiteral", "Survived"), (11, "BlockStatement", "Killed")])
-    monkeypatch.setattr(scores, "RESULTS", tmp_path)
+    monkeypatch.setattr(scores, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(scores, "rows", lambda kind: [("mod", ["d"])] if kind == "js" else [])
+    assert scores.collect(tmp_path) == ["js mod"]
     t = scores.tally("js", "mod", {})
     assert t.unexplained == ["mod.js:10:3: StringLiteral -> ``"]
     explained = scores.tally("js", "mod", {"mod.js:10:3: StringLiteral -> ``": "message: text"})
@@ -93,7 +101,7 @@ def test_js_survivors_are_keyed_by_file_position_mutator_and_replacement(
 def test_a_crate_without_a_report_says_so_and_a_reason_of_no_kind_is_refused(
     scores: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(scores, "RESULTS", tmp_path)
+    monkeypatch.setattr(scores, "RESULTS", tmp_path / "results")
     t = scores.tally("rust", "hanzo-none", {})
     assert t.missing
     assert "| hanzo-none | not measured yet |" in scores.table("rust", [t])
@@ -103,6 +111,23 @@ def test_a_crate_without_a_report_says_so_and_a_reason_of_no_kind_is_refused(
     bad.write_text(json.dumps({"k": "because: it felt right"}), encoding="utf-8")
     with pytest.raises(SystemExit, match="a reason starts with one of"):
         scores.load_reasons("rust", "hanzo-x")
+
+
+def test_a_rerun_of_some_mutants_updates_them_and_an_unfinished_run_is_not_collected(
+    scores: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scores, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(scores, "rows", lambda kind: [("hanzo-x", ["d"])] if kind == "rust" else [])
+    full = tmp_path / "full"
+    _cargo_mutants(full, "hanzo-x", [("a", "MissedMutant"), ("b", "CaughtMutant")])
+    scores.collect(full)
+    rerun = tmp_path / "rerun"
+    _cargo_mutants(rerun, "hanzo-x", [("a", "CaughtMutant")])
+    scores.collect(rerun)
+    assert scores.outcomes("rust", "hanzo-x") == [("killed", "a"), ("killed", "b")]
+    running = tmp_path / "running"
+    _cargo_mutants(running, "hanzo-x", [("a", "MissedMutant")], finished=False)
+    assert scores.collect(running) == []
 
 
 def test_every_checked_in_reason_has_a_kind(scores: ModuleType) -> None:
