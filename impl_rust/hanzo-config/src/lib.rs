@@ -316,3 +316,22 @@ pub fn load_config<E: Env + ?Sized>(
     let sources = tier_paths(project_root, env).map(read);
     merge_tiers(sources, env, trust)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The JSON layer passes a BTreeMap; these are the other two environments a caller has.
+    #[test]
+    fn every_env_reads_its_variables() {
+        let map: HashMap<String, String> = [("A".to_owned(), "1".to_owned())].into();
+        assert_eq!(map.var("A").as_deref(), Some("1"));
+        assert_eq!(map.var("B"), None);
+        let path = std::env::var("PATH").ok();
+        assert!(
+            path.as_deref().is_some_and(|p| !p.is_empty()),
+            "PATH is set for cargo test"
+        );
+        assert_eq!(ProcessEnv.var("PATH"), path);
+    }
+}

@@ -132,6 +132,14 @@ fn to_binary64(value: &mut Value) {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_syntax_error_keeps_its_cause() {
+        let err = parse_tier_text(b"{\"a\": 1,}").unwrap_err();
+        assert!(matches!(err, ParseError::Syntax(_)));
+        assert!(std::error::Error::source(&err).is_some());
+        assert!(std::error::Error::source(&ParseError::NotUtf8).is_none());
+    }
+
     fn ok(text: &str) -> bool {
         parse_tier_text(text.as_bytes()).is_ok()
     }
