@@ -72,11 +72,13 @@ def key(kind: str, mutant: dict) -> str:
     """A survivor's key in survivors.json: the tool's own name for the mutant."""
     if kind == "rust":
         return str(mutant["name"])
-    start = mutant["location"]["start"]
+    start, end = mutant["location"]["start"], mutant["location"]["end"]
     replacement = re.sub(r"\s+", " ", str(mutant.get("replacement", ""))).strip()
     if len(replacement) > 60:
         replacement = replacement[:57] + "..."
-    where = f"{mutant['file']}:{start['line']}:{start['column']}"
+    # Stryker mutates nested expressions from one start alike (`a || b` and `a`): the
+    # end tells them apart.
+    where = f"{mutant['file']}:{start['line']}:{start['column']}-{end['line']}:{end['column']}"
     return f"{where}: {mutant['mutatorName']} -> {replacement}"
 
 
@@ -98,7 +100,10 @@ def _tool_outcomes(kind: str, name: str, root: Path) -> list[tuple[str, dict]] |
             status = {"CaughtMutant": "killed", "Timeout": "killed", "MissedMutant": "survived"}
             out.append((status.get(o["summary"], "not-viable"), scenario["Mutant"]))
         return out
-    path = root / "mutation" / "js" / "reports" / f"{name}.json"
+    return _stryker_outcomes(root / "mutation" / "js" / "reports" / f"{name}.json")
+
+
+def _stryker_outcomes(path: Path) -> list[tuple[str, dict]] | None:
     if not path.is_file():
         return None
     out = []
@@ -119,9 +124,14 @@ def collect(root: Path) -> list[str]:
     for kind in ("rust", "js"):
         for name, files in rows(kind):
             found = _tool_outcomes(kind, name, root)
+            if kind == "js":  # HANZO_STRYKER_MUTATE's reruns of some mutants, after the full run
+                rerun = _stryker_outcomes(
+                    root / "mutation" / "js" / "reports" / f"{name}.rerun.json"
+                )
+                found = found + rerun if found and rerun else found or rerun
             if found is None:
                 continue
-            mutants = {key(kind, m): status for status, m in found}
+            mutants = {key(kind, m): status for status, m in found}  # a rerun's come last
             path = RESULTS / kind / f"{name}.json"
             if path.is_file():
                 before = json.loads(path.read_text(encoding="utf-8"))["mutants"]

@@ -93,9 +93,19 @@ def test_js_survivors_are_keyed_by_file_position_mutator_and_replacement(
     monkeypatch.setattr(scores, "rows", lambda kind: [("mod", ["d"])] if kind == "js" else [])
     assert scores.collect(tmp_path) == ["js mod"]
     t = scores.tally("js", "mod", {})
-    assert t.unexplained == ["mod.js:10:3: StringLiteral -> ``"]
-    explained = scores.tally("js", "mod", {"mod.js:10:3: StringLiteral -> ``": "message: text"})
+    assert t.unexplained == ["mod.js:10:3-10:9: StringLiteral -> ``"]
+    explained = scores.tally(
+        "js", "mod", {"mod.js:10:3-10:9: StringLiteral -> ``": "message: text"}
+    )
     assert explained.unexplained == [] and explained.score(reachable=True) == 100.0
+
+
+def test_nested_mutants_from_one_start_have_keys_of_their_own(scores: ModuleType) -> None:
+    def mutant(end: int) -> dict[str, object]:
+        location = {"start": {"line": 85, "column": 7}, "end": {"line": 85, "column": end}}
+        return {"file": "m.js", "mutatorName": "ConditionalExpression", "location": location}
+
+    assert scores.key("js", mutant(64)) != scores.key("js", mutant(77))
 
 
 def test_a_crate_without_a_report_says_so_and_a_reason_of_no_kind_is_refused(
