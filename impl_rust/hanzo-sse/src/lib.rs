@@ -665,6 +665,17 @@ pub fn parse_retry(value: &str) -> Option<u64> {
 }
 
 #[cfg(test)]
+/// xorshift32 from `seed`: a fixed sequence for the tests that mix random chunkings.
+pub(crate) fn xorshift32(mut state: u32) -> impl FnMut() -> u32 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -719,14 +730,8 @@ mod tests {
     /// give what one whole chunk gives (`SSE-1`, `SSE-11`).
     #[test]
     fn one_byte_chunks_match_the_whole_buffer_on_mixed_bytes() {
-        let mut state: u32 = 0x2545_f491;
-        let mut next = move || {
-            // xorshift32: a fixed sequence, enough to mix the pieces.
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state as usize
-        };
+        let mut draw = crate::xorshift32(0x2545_f491);
+        let mut next = move || draw() as usize;
         for _ in 0..2000 {
             let mut input = Vec::new();
             for _ in 0..next() % 24 {
@@ -742,13 +747,8 @@ mod tests {
     /// give what one whole chunk gives (`SSE-1`, `SSE-11`).
     #[test]
     fn any_chunking_matches_the_whole_buffer_on_mixed_bytes() {
-        let mut state: u32 = 0x1234_5678;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state as usize
-        };
+        let mut draw = crate::xorshift32(0x1234_5678);
+        let mut next = move || draw() as usize;
         for round in 0..3000 {
             let mut input = Vec::new();
             // Now and then an input long enough for the scan's AVX2 path.

@@ -203,13 +203,7 @@ mod tests {
     /// at every length and offset around the block size.
     #[test]
     fn scan_matches_a_byte_by_byte_search() {
-        let mut state: u32 = 0x9e37_79b9;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state
-        };
+        let mut next = crate::xorshift32(0x9e37_79b9);
         let alphabet = [b'a', b'\n', b'\r', 0x80, 0xC3, 0xFF, 0x7F, 0x00, b':'];
         let mut ends = Vec::new();
         // Short chunks, and long ones (the AVX2 path, where the CPU has it).
