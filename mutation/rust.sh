@@ -28,7 +28,7 @@ done
 [ $# -gt 0 ] && shift  # the "--"
 cd "$root"
 mkdir -p "target/mutants/$crate"
-HANZO_CONFORMANCE_VECTORS="$vectors" CARGO_TARGET_DIR="$root/target/mutants/build" \
+HANZO_CONFORMANCE_VECTORS="$vectors" HANZO_CONFORMANCE_FAIL_FAST=1 CARGO_TARGET_DIR="$root/target/mutants/build" \
   nice -n 10 cargo mutants --package "$crate" \
   --test-package "$crate" --test-package hanzo-conformance \
   --jobs 1 --timeout 120 --build-timeout 900 --no-shuffle \

@@ -205,6 +205,76 @@ def test_node_test_refuses_a_schema_invalid_input(tmp_path: Path) -> None:
     assert "not run: the input does not match $defs.input at /verifier" in result.stdout
 
 
+def _two_failing_pkce_cases(folder: Path) -> tuple[str, str]:
+    """A vector folder whose oauth-pkce file has two wrong cases between passing ones."""
+    doc = json.loads((ROOT / "vectors" / "oauth-pkce.json").read_text(encoding="utf-8"))
+    passing = [c for c in doc["cases"] if "expected" in c][:2]
+    failing = [json.loads(json.dumps(c)) for c in passing]
+    for c in failing:
+        c["id"] += "-wrong"
+        c["expected"] = {"wrong": True}
+    doc["cases"] = [passing[0], *failing, passing[1]]
+    (folder / "vectors").mkdir()
+    (folder / "vectors" / "oauth-pkce.json").write_text(json.dumps(doc), encoding="utf-8")
+    return failing[0]["id"], failing[1]["id"]
+
+
+def _fail_fast_runs(
+    command: list[str], cwd: Path, folder: Path
+) -> dict[str, subprocess.CompletedProcess[str]]:
+    return {
+        flag: subprocess.run(
+            command,
+            cwd=cwd,
+            env={**_native_env(folder), "HANZO_CONFORMANCE_FAIL_FAST": flag},
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        for flag in ("0", "1")
+    }
+
+
+def test_node_test_fail_fast_stops_at_the_first_failing_case(tmp_path: Path) -> None:
+    """HANZO_CONFORMANCE_FAIL_FAST=1 (mutation runs) ends at the first failure, exit 1."""
+    from adapters.js import find_node
+
+    first, second = _two_failing_pkce_cases(tmp_path)
+    runs = _fail_fast_runs(
+        [find_node(), "--test", "test/vectors.test.js"], ROOT / "impl_js", tmp_path
+    )
+    whole, fast = runs["0"], runs["1"]
+    assert whole.returncode != 0 and fast.returncode != 0
+    assert "# fail 2" in whole.stdout, whole.stdout
+    assert f"case {first} [chunking as written]" in fast.stdout + fast.stderr
+    assert second not in fast.stdout + fast.stderr
+
+
+@pytest.mark.slow
+def test_cargo_test_fail_fast_stops_at_the_first_failing_case(tmp_path: Path) -> None:
+    cargo = shutil.which("cargo")
+    assert cargo is not None, "the rust platform's native runner needs cargo"
+    first, second = _two_failing_pkce_cases(tmp_path)
+    command = [
+        cargo,
+        "test",
+        "--quiet",
+        "-p",
+        "hanzo-conformance",
+        "--test",
+        "vectors",
+        "--",
+        "every_vector_passes",
+    ]
+    runs = _fail_fast_runs(command, ROOT, tmp_path)
+    whole, fast = (runs[flag].stdout + runs[flag].stderr for flag in ("0", "1"))
+    assert runs["0"].returncode != 0 and runs["1"].returncode != 0
+    assert first in whole and second in whole, whole
+    assert first in fast, fast
+    assert second not in fast, fast
+
+
 @pytest.mark.slow
 def test_cargo_test_reports_the_toy_domain_as_skipped(toy: Path) -> None:
     cargo = shutil.which("cargo")

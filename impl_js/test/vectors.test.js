@@ -2,7 +2,9 @@
 // JSON layer (conformance/index.js), with the file's comparison rules and
 // variants. One test per case; a vector file whose domain the JS package does not
 // implement is reported skipped, so a domain can land one platform at a time.
-// HANZO_CONFORMANCE_VECTORS=<folder> runs another folder's vectors instead.
+// HANZO_CONFORMANCE_VECTORS=<folder> runs another folder's vectors instead;
+// HANZO_CONFORMANCE_FAIL_FAST=1 ends the process (exit 1) at the first failing
+// case, its report on stderr: a mutation run only needs to know that some case fails.
 // Like the harness, this loader checks every input (and every variant of it)
 // against the domain's $defs.input before the JSON layer sees it: the layers trust
 // their input.
@@ -23,6 +25,7 @@ const VECTORS = process.env.HANZO_CONFORMANCE_VECTORS
 const SCHEMAS = new URL("../../schemas/", import.meta.url);
 const MAX_REPORTED_DIFFS = 20;
 const MAX_REPORTED_CHUNKINGS = 10;
+const FAIL_FAST = process.env.HANZO_CONFORMANCE_FAIL_FAST === "1";
 
 /**
  * @typedef {{id: string, input: unknown, expected?: unknown, error?: string}} Case
@@ -114,9 +117,14 @@ for (const name of files) {
           const shown = problems.slice(0, MAX_REPORTED_DIFFS);
           if (problems.length > shown.length) shown.push(`... and ${problems.length - shown.length} more`);
           report.push(`case ${c.id} [chunking ${chunking}]:\n  ${shown.join("\n  ")}`);
+          if (FAIL_FAST) break;
         }
         if (failing > MAX_REPORTED_CHUNKINGS) {
           report.push(`... ${failing - MAX_REPORTED_CHUNKINGS} more chunkings of ${c.id} fail`);
+        }
+        if (report.length > 0 && FAIL_FAST) {
+          process.stderr.write(`${file.domain}: ${failing} of ${runs.length} runs fail\n${report.join("\n")}\n`);
+          process.exit(1);
         }
         if (report.length > 0) {
           assert.fail(`${file.domain}: ${failing} of ${runs.length} runs fail\n${report.join("\n")}`);

@@ -19,5 +19,5 @@ for domain in "$@"; do
   cp "$root/vectors/$domain.json" "$vectors/"
 done
 cd "$root"
-HANZO_STRYKER_MODULE="$module" HANZO_CONFORMANCE_VECTORS="$vectors" \
+HANZO_STRYKER_MODULE="$module" HANZO_CONFORMANCE_VECTORS="$vectors" HANZO_CONFORMANCE_FAIL_FAST=1 \
   nice -n 10 "$here/node_modules/.bin/stryker" run "$here/stryker.config.mjs"

@@ -11,6 +11,8 @@
 //! against the domain's `$defs.input` first: the JSON layers trust their input.
 //! Each case runs under a time limit (`CASE_TIME_LIMIT`, or `HANZO_CASE_TIMEOUT_S`
 //! seconds): a case that never returns is reported by name, and the run goes on.
+//! `HANZO_CONFORMANCE_FAIL_FAST=1` stops at the first failing case: a mutation run
+//! only needs to know that some case fails.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -31,6 +33,10 @@ fn case_time_limit() -> Duration {
         .and_then(|s| s.parse::<f64>().ok())
         .filter(|s| s.is_finite() && *s > 0.0)
         .map_or(CASE_TIME_LIMIT, Duration::from_secs_f64)
+}
+
+fn fail_fast() -> bool {
+    std::env::var_os("HANZO_CONFORMANCE_FAIL_FAST").is_some_and(|v| v == "1")
 }
 
 fn vectors_dir() -> PathBuf {
@@ -96,6 +102,12 @@ struct Report {
     cases: usize,
 }
 
+impl Report {
+    fn failed(&self) -> bool {
+        !self.file_problems.is_empty() || !self.mismatches.is_empty()
+    }
+}
+
 fn check_file(path: &Path, report: &mut Report, limit: Duration) {
     let name = path.strip_prefix(vectors_dir()).map_or_else(
         |_| path.display().to_string(),
@@ -158,6 +170,9 @@ fn check_file(path: &Path, report: &mut Report, limit: Duration) {
                 format!("case {case}: no result within {limit:?} (it hangs?); the run went on"),
             )),
         }
+        if fail_fast() && report.failed() {
+            return;
+        }
     }
 }
 
@@ -179,6 +194,9 @@ fn every_vector_passes() {
     };
     for path in &paths {
         check_file(path, &mut report, case_time_limit());
+        if fail_fast() && report.failed() {
+            break;
+        }
     }
 
     println!(
@@ -190,7 +208,7 @@ fn every_vector_passes() {
     for (file, why) in &report.skipped {
         println!("{file}: {why}");
     }
-    if report.file_problems.is_empty() && report.mismatches.is_empty() {
+    if !report.failed() {
         return;
     }
     let mut text = String::new();
