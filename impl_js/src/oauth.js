@@ -2,7 +2,7 @@
 // the authorize URL, the callback and the token response.
 // Contract: docs/domains/oauth-authorize.md.
 import { HanzoError } from "./errors.js";
-import { s256Challenge } from "./pkce.js";
+import { PkceChallenge, s256Challenge } from "./pkce.js";
 
 /** TOK-4: the largest lifetime, in seconds. */
 export const MAX_EXPIRES_IN = 2 ** 31 - 1;
@@ -229,7 +229,7 @@ export function authorizationUrl({
     ["redirect_uri", redirectUri],
   ];
   if (scopeList.length > 0) params.push(["scope", scopeList.join(" ")]);
-  params.push(["state", state], ["code_challenge", challenge], ["code_challenge_method", "S256"]);
+  params.push(["state", state], ["code_challenge", challenge], ["code_challenge_method", PkceChallenge.METHOD]);
   if (resource !== null) params.push(["resource", resource]);
   if (prompts.length > 0) params.push(["prompt", prompts.join(" ")]);
   const added = params.map(([name, value]) => `${name}=${encode(value)}`).join("&");

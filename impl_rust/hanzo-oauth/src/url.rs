@@ -233,7 +233,7 @@ pub fn authorization_url(request: &AuthorizationRequest<'_>) -> Result<String, O
     params.extend([
         ("state", request.state),
         ("code_challenge", challenge.as_str()),
-        ("code_challenge_method", "S256"),
+        ("code_challenge_method", hanzo_pkce::PkceChallenge::METHOD),
     ]);
     if let Some(resource) = request.resource {
         params.push(("resource", resource));
