@@ -47,6 +47,10 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / "impl_python"
+# The only library modules the harness itself imports (the case-root rule's owner).
+CASE_ROOT_PACKAGES = frozenset(
+    ("impl_python", "impl_python.conformance", "impl_python.conformance.case_root")
+)
 EQUIVALENT_FILE = Path(__file__).resolve().parent / "equivalent.json"
 # Where each domain's JSON layer lives (before and after the impl_<platform>/ layout move).
 JSON_LAYER_DIRS = (LIBRARY / "conformance", ROOT / "adapters" / "python_ref")
@@ -422,8 +426,16 @@ def main(argv: list[str] | None = None) -> int:
     from runners import load_vectors
 
     vectors = {vf.domain: vf for vf in load_vectors([ROOT / "vectors"])}
-    if any(name.split(".")[0] == "impl_python" for name in sys.modules):
-        raise SystemExit("impl_python was imported before forking; mutants would not be seen")
+    # The loader checks case roots with the reference's own rule
+    # (runners/vectors/confinement.py imports impl_python.conformance.case_root, a JSON
+    # layer, never mutated). It keeps its reference; the children import afresh.
+    shared = [name for name in sys.modules if name.split(".")[0] == "impl_python"]
+    if any(name not in CASE_ROOT_PACKAGES for name in shared):
+        raise SystemExit(
+            f"impl_python was imported before forking; mutants would not be seen: {shared}"
+        )
+    for name in shared:
+        del sys.modules[name]
     coverage = domains_by_module()
     modules = sorted(coverage)
     if args.module:

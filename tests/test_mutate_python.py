@@ -72,3 +72,19 @@ def test_the_shadow_copys_layers_are_pointed_at_the_hook_fixtures(
     fixtures = Path(os.environ[script.FIXTURES_ENV])
     assert fixtures == ROOT / "fixtures" / "hooks"
     assert any(fixtures.iterdir())
+
+
+def test_listing_mutants_gets_past_the_harness_imports() -> None:
+    """The harness imports the reference's case-root rule; the script must still fork clean."""
+    import subprocess
+
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "mutation" / "mutate_python.py"), "--list", "--module", "pkce"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    keys = result.stdout.splitlines()
+    assert keys and all(k.startswith("pkce.py:") for k in keys), result.stdout
