@@ -77,7 +77,7 @@ def part_cost(byte_count: int) -> int:
 
 def estimate_text(text: str) -> int:
     """The cost of ``text`` as one part (TOK-2)."""
-    return utf8_length(text) // 4 + 1
+    return part_cost(utf8_length(text))
 
 
 def estimate_message(
@@ -90,10 +90,9 @@ def estimate_message(
     text_bytes = utf8_length(content)
     if tool_call_id is not None:
         text_bytes += utf8_length(tool_call_id)
-    total = text_bytes // 4 + 1
+    total = part_cost(text_bytes)
     for call in tool_calls:
-        call_bytes = utf8_length(call.id) + utf8_length(call.name) + utf8_length(call.arguments)
-        total += call_bytes // 4 + 1
+        total += part_cost(utf8_length(call.id) + utf8_length(call.name) + utf8_length(call.arguments))
     return total
 
 
