@@ -92,7 +92,8 @@ def estimate_message(
         text_bytes += utf8_length(tool_call_id)
     total = part_cost(text_bytes)
     for call in tool_calls:
-        total += part_cost(utf8_length(call.id) + utf8_length(call.name) + utf8_length(call.arguments))
+        call_bytes = utf8_length(call.id) + utf8_length(call.name) + utf8_length(call.arguments)
+        total += part_cost(call_bytes)
     return total
 
 
