@@ -28,7 +28,10 @@ done
 [ $# -gt 0 ] && shift  # the "--"
 cd "$root"
 mkdir -p "target/mutants/$crate"
+# No debug info: each mutant rebuilds hanzo-conformance and links its test binaries, and
+# without it those builds are cheaper (no mutant needs a debugger).
 HANZO_CONFORMANCE_VECTORS="$vectors" HANZO_CONFORMANCE_FAIL_FAST=1 CARGO_TARGET_DIR="$root/target/mutants/build" \
+  CARGO_PROFILE_DEV_DEBUG=0 CARGO_PROFILE_TEST_DEBUG=0 \
   nice -n 10 cargo mutants --package "$crate" \
   --test-package "$crate" --test-package hanzo-conformance \
   --jobs 1 --timeout 120 --build-timeout 900 --no-shuffle \
