@@ -337,8 +337,12 @@ def _run_child(shadow: Path, files: list[VectorFile]) -> None:
     os.dup2(devnull, 2)
     sys.path.insert(0, str(shadow))
     os.environ["PYTHONPATH"] = os.pathsep.join(
-        [str(shadow), *filter(None, [os.environ.get("PYTHONPATH")])]
+        [str(shadow), str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
     )
+    # The OS domains run in a confined child, `python -m adapters.serve`, which puts its
+    # working directory first on sys.path: in the checkout that finds the unmutated
+    # impl_python before PYTHONPATH's copy. Started in the shadow folder, it finds the copy.
+    os.chdir(shadow)
     import impl_python
 
     if not str(impl_python.__file__).startswith(str(shadow)):

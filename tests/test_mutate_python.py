@@ -88,3 +88,34 @@ def test_listing_mutants_gets_past_the_harness_imports() -> None:
     assert result.returncode == 0, result.stderr
     keys = result.stdout.splitlines()
     assert keys and all(k.startswith("pkce.py:") for k in keys), result.stdout
+
+
+@pytest.mark.slow
+def test_a_mutant_is_seen_by_the_confined_os_domain_child() -> None:
+    """OS-domain cases run in a confined `python -m adapters.serve` child: it must import
+    the mutated copy too (sandbox-paths' cgroup path built with * instead of / crashes)."""
+    import subprocess
+
+    script = [sys.executable, str(ROOT / "mutation" / "mutate_python.py")]
+    listed = subprocess.run(
+        [*script, "--list", "--module", "sandbox"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout.splitlines()
+    source = (ROOT / "impl_python" / "sandbox.py").read_text(encoding="utf-8").splitlines()
+    keys = [
+        k
+        for k in listed
+        if k.endswith(":Div->Mult") and '"proc/1/cgroup"' in source[int(k.split(":")[1]) - 1]
+    ]
+    assert len(keys) == 1, keys
+    result = subprocess.run(
+        [*script, "--mutant", keys[0]],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert "| sandbox.py | 1 | 1 |" in result.stdout, result.stdout + result.stderr
