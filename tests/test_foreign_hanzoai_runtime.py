@@ -49,7 +49,7 @@ def test_its_ledger_records_every_divergence_and_its_gaps_are_skips(
     assert (platform["implementation"], platform["version"]) == ("hanzoai", "8.5.914")
     counts = doc["summary"]["matrix"]["mcp-normalization"]["hanzoai-runtime"]
     assert counts == {
-        "pass": 27,
+        "pass": 28,
         "partial": 0,
         "fail": 0,
         "error": 0,

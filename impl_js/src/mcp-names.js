@@ -97,9 +97,8 @@ export function normalizeNamePart(part) {
  * @throws {EmptyNameError} if either argument is empty
  */
 export function normalizeToolName(server, tool) {
-  if (server === "") throw new EmptyNameError("MCP server name is empty");
+  const s = serverPart(server); // throws EmptyNameError for an empty server (MCP-2)
   if (tool === "") throw new EmptyNameError("MCP tool name is empty");
-  const s = serverPart(server);
   return PREFIX + s + SEPARATOR + shorten(normalizeNamePart(tool), toolRoom(s));
 }
 
