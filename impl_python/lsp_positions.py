@@ -140,8 +140,7 @@ def check_encoding(name: object) -> Encoding:
 
 
 def _width(code_point: int, encoding: Encoding) -> int:
-    if encoding == "utf-32":
-        return 1
+    # utf-8 or utf-16: _boundary_at counts utf-32 (one unit per code point) itself.
     if encoding == "utf-16":
         return 2 if code_point > 0xFFFF else 1
     if code_point < 0x80:

@@ -443,6 +443,10 @@ mod tests {
         let code = |base, max| Backoff::new(base, max, Jitter::None).unwrap_err().code();
         assert_eq!(code(MAX_SAFE_MS + 1, MAX_SAFE_MS + 1), "invalid_base_ms");
         assert_eq!(code(0, MAX_SAFE_MS + 1), "invalid_max_ms");
+        // 2^53 itself is out of range (the schema keeps it out of the vectors).
+        assert_eq!(code(1 << 53, 0), "invalid_base_ms");
+        assert_eq!(code(0, 1 << 53), "invalid_max_ms");
+        assert!(Backoff::new(MAX_SAFE_MS, MAX_SAFE_MS, Jitter::None).is_ok());
         assert!(Backoff::new(0, 0, Jitter::Full).is_ok());
         assert_eq!(
             "Full".parse::<Jitter>().unwrap_err().code(),
@@ -450,6 +454,29 @@ mod tests {
         );
         assert_eq!("full".parse::<Jitter>(), Ok(Jitter::Full));
         assert_eq!("none".parse::<Jitter>().map(Jitter::as_str), Ok("none"));
+    }
+
+    #[test]
+    fn getters_return_the_parameters() {
+        let b = Backoff::new(3, 70, Jitter::None).unwrap();
+        assert_eq!((b.base_ms(), b.max_ms(), b.jitter()), (3, 70, Jitter::None));
+    }
+
+    #[test]
+    fn system_random_is_splitmix64() {
+        // SplitMix64's published outputs for the seed 1234567 (Rosetta Code).
+        let mut source = SystemRandom { state: 1_234_567 };
+        let outputs: Vec<u64> = (0..5).map(|_| source.next_u64()).collect();
+        assert_eq!(
+            outputs,
+            [
+                6_457_827_717_110_365_317,
+                3_203_168_211_198_807_973,
+                9_817_491_932_198_370_423,
+                4_593_380_528_125_082_431,
+                16_408_922_859_458_223_821,
+            ]
+        );
     }
 
     #[test]
