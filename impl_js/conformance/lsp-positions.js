@@ -16,7 +16,7 @@ import {
  * @param {{text: string, encoding?: string, offset_unit: string, ops: Op[]}} input
  */
 function document(input) {
-  const doc = new TextDocument(input.text, input.encoding ?? "utf-16");
+  const doc = new TextDocument(input.text, input.encoding); // absent: the library's default (LSP-1)
   const unit = checkEncoding(input.offset_unit); // LSP-1: before any op runs
   /** @type {unknown[]} */
   const results = [];

@@ -353,10 +353,7 @@ export class MessageReader {
  * @param {string[]} serverSupports
  */
 export function negotiatePositionEncoding(clientOffers, serverSupports) {
-  for (const offer of clientOffers ?? []) {
-    if (serverSupports.includes(offer)) return offer;
-  }
-  return "utf-16";
+  return clientOffers?.find((offer) => serverSupports.includes(offer)) ?? "utf-16";
 }
 
 /**
@@ -366,6 +363,6 @@ export function negotiatePositionEncoding(clientOffers, serverSupports) {
  */
 export function acceptPositionEncoding(clientOffers, serverAnswer) {
   if (serverAnswer === undefined || serverAnswer === "utf-16") return "utf-16";
-  if ((clientOffers ?? []).includes(serverAnswer)) return serverAnswer;
+  if (clientOffers?.includes(serverAnswer)) return serverAnswer;
   throw new LspError("encoding_not_offered", `the server chose ${JSON.stringify(serverAnswer)}, which the client did not offer`);
 }
