@@ -1,39 +1,33 @@
 // Incremental Server-Sent Events frame parsing (HIP-301 §3; contract:
 // docs/domains/sse-frames.md, clauses SSE-1..SSE-10).
 //
-// Bytes are decoded as one stream by the WHATWG Encoding Standard's UTF-8
-// decoder (a character split between chunks survives, invalid sequences become
-// U+FFFD, SSE-11): one streaming TextDecoder (ICU in Node) for small chunks
-// (but a small chunk that `buffer.isAscii`, simdutf, finds all-ASCII while the
-// decoder holds nothing is its own Latin-1 text, a one-byte string, at a
-// fraction of the decoder's per-call cost), and for chunks of FAST_DECODE_MIN
-// bytes or more `buffer.transcode` (simdutf, faster per byte than the
-// TextDecoder on large chunks; bench/README.md) up to the chunk's last complete
-// character. transcode accepts only well-formed UTF-8, which
-// every conforming decoder decodes alike; on anything else the chunk, and the
-// rest of the stream, go to the TextDecoder. The decoders keep a BOM and the
-// parser drops the first decoded U+FEFF itself (SSE-2).
+// Bytes are held undecoded until they complete a block (an empty line, which
+// dispatches) or, once HOLD_MAX bytes are held, a line; then the held bytes
+// and the chunk up to that point are decoded as one run and read by one pass
+// of #lines, and the bytes after it (the start of the incomplete last line,
+// SSE-3d, or of the open block) stay held. A frame is still returned by the
+// chunk that completes it, but a block is decoded in few runs however it is
+// chunked, and every byte is decoded once. A run ends with CR or LF, never
+// inside a character, so nothing is decoded across a cut and the decoders keep
+// no state between calls. Feeding is linear in the input for any chunking
+// (SSE-10): held bytes grow by doubling.
 //
-// Only newly fed text is scanned for line endings (indexOf for LF and CR, each
-// resumed only once passed, in #lines), and lines are interpreted in place in
-// the chunk by character code, without slicing out a name. The incomplete line is kept as
-// one string grown with `+=`: V8 represents that as a rope (a list of pieces)
-// that is flattened once, when the line ends and is first read, so feeding is
-// linear in the total input for any chunking (SSE-10). For lines of ordinary
-// length this beats an array joined per line on one-character chunks; the
-// price is one rope node per piece of a pending line. So that a very long
-// line fed in tiny pieces does not keep a node per piece (many times the
-// line's size, and a rope V8's GC walks again and again), every
-// PENDING_PIECES pieces the rope is flattened into one string and set aside in
-// #pendingBlocks; the line is joined once when it ends (each character
-// copied twice, memory a small multiple of the line).
+// Bytes are decoded as the WHATWG Encoding Standard's UTF-8 decoder does
+// (invalid sequences become U+FFFD, SSE-11): a run that `buffer.isAscii`
+// (simdutf) finds all-ASCII is its own Latin-1 text, a one-byte string; other
+// runs under FAST_DECODE_MIN bytes go to a TextDecoder (ICU in Node), longer
+// ones to `buffer.transcode` (simdutf, faster per byte, bench/README.md).
+// transcode accepts only well-formed UTF-8, which every conforming decoder
+// decodes alike; on anything else that run, and the rest of the stream, go to
+// the TextDecoder. The decoders keep a BOM and the parser drops the first
+// decoded U+FEFF itself (SSE-2).
 //
-// The shape of the code is partly for V8's JIT: the one loop over lines
-// (#lines) is its own function, so that a branch of #feedText taken for the
-// first time (a new chunking) deoptimizes only that small loop-free function
-// (with the loop inline, such a deopt racing an on-stack-replacement compile
-// left Node 20 running it unoptimized for good); state is read by
-// always-executed compares rather than rarely taken branches.
+// Lines are found by indexOf for LF and CR, each resumed only once passed, and
+// interpreted in place by character code, without slicing out a name. The
+// String.prototype methods are called through `.call` on the functions
+// themselves: #lines reads strings of several representations (one- and
+// two-byte, sliced), and a method looked up on them is a megamorphic property
+// load in V8's optimized code, a fifth of #lines' time (bench/README.md).
 //
 // UTF-16 note: the only code points this module looks for are CR, LF, ":",
 // U+0020, U+0000, U+FEFF and the ASCII letters of the field names. All are
@@ -58,20 +52,38 @@ const BOM = 0xfeff;
 const STREAM = { stream: true };
 /** "No such line ending" in #lines: after every index, and a Smi (2^30 is not). */
 const NONE = 0x3fffffff;
-/** Pieces of a pending line kept as a rope before it is flattened into #pendingBlocks. */
-const PENDING_PIECES = 4096;
-/** Non-ASCII small chunks in a row after which only some are checked for ASCII. */
+/** Non-ASCII runs in a row after which only some are checked for ASCII. */
 const ASCII_MISSES = 4;
-/** After ASCII_MISSES, one small chunk in this many (a power of 2) is checked. */
+/** After ASCII_MISSES, one run in this many (a power of 2) is checked. */
 const ASCII_RETRY = 64;
 /** Buffer's Latin-1 decoder, called on a Uint8Array; exact for ASCII bytes. */
 const latin1Slice = Buffer.prototype.latin1Slice;
+/** Buffer's UTF-16LE decoder, called on transcode's output. */
+const ucs2Slice = Buffer.prototype.ucs2Slice;
+const { charCodeAt, indexOf, slice, includes } = String.prototype;
 /**
- * Chunks of at least this many bytes are decoded by `transcode` (simdutf)
- * rather than the streaming TextDecoder (ICU): faster per byte on large
- * chunks, but with a larger cost per call, so slower on small ones.
+ * Runs of at least this many bytes are decoded by `transcode` (simdutf)
+ * rather than the TextDecoder (ICU): faster per byte on large runs, but with
+ * a larger cost per call, so slower on small ones.
  */
 const FAST_DECODE_MIN = 4096;
+/**
+ * A block's first this many data values are joined by concatenation (a rope,
+ * flattened once when read: cheaper than an array's join for a few values);
+ * the rest are gathered in an array and joined once, on dispatch.
+ */
+const CONCAT_VALUES = 8;
+/** The held bytes' first buffer; it grows by doubling. */
+const HELD_INITIAL = 1024;
+/**
+ * Held bytes are decoded once they complete a block (an empty line), or once
+ * there are this many and they complete a line, so a block is decoded in few
+ * large runs however it is chunked, and a stream of lines without empty ones
+ * (comments) holds no more than this.
+ */
+const HOLD_MAX = 65536;
+/** A held buffer grown past this is given up once its line is decoded, so one very long line does not keep it. */
+const HELD_KEEP = 1 << 20;
 
 /**
  * Whether `transcode(bytes, "utf8", "utf16le")` throws on every ill-formed
@@ -102,24 +114,74 @@ const TRANSCODE_IS_STRICT = (() => {
 })();
 
 /**
- * The index where the last UTF-8 sequence of `bytes` starts if it is a lead
- * byte with fewer continuation bytes after it than it announces (the rest of
- * the character is in the next chunk), else the length. Exactness does not
- * depend on it: more than 3 continuation bytes at the end give the length (the
- * strict decoder then rejects the chunk), and an invalid lead byte (C0, C1,
- * F5-FF) near the end is held back like a valid one and rejected with the next
- * chunk.
+ * Just past the last line ending in `bytes` that ends an empty line (one
+ * that dispatches, SSE-8), else 0. `before` is the two bytes fed before
+ * `bytes`, (second-to-last << 8) | last, for an ending at its start.
+ * @param {Uint8Array} bytes
+ * @param {number} before
+ * @returns {number}
+ */
+function blockEnd(bytes, before) {
+  // Such an ending has another one right before it, so only every second
+  // byte is read until one is CR or LF; then it and the byte after it are
+  // the candidates.
+  const size = bytes.length;
+  let at = size - 1;
+  for (; at >= 0; at -= 2) {
+    const byte = bytes[at];
+    if (byte !== LF && byte !== CR) continue;
+    if (at + 1 < size && endsEmptyLine(bytes, at + 1, before)) return at + 2;
+    if (endsEmptyLine(bytes, at, before)) return at + 1;
+  }
+  return at === -1 && endsEmptyLine(bytes, 0, before) ? 1 : 0;
+}
+
+/**
+ * Whether bytes[at] ends an empty line (a CR or LF right after another
+ * ending, the LF of a CRLF right after another ending); `before` as in blockEnd.
+ * @param {Uint8Array} bytes
+ * @param {number} at
+ * @param {number} before
+ * @returns {boolean}
+ */
+function endsEmptyLine(bytes, at, before) {
+  const byte = bytes[at];
+  if (byte !== LF && byte !== CR) return false;
+  const previous = at >= 1 ? bytes[at - 1] : before & 0xff;
+  if (byte === LF && previous === CR) {
+    const first = at >= 2 ? bytes[at - 2] : at === 1 ? before & 0xff : before >> 8;
+    return first === LF || first === CR;
+  }
+  return previous === LF || previous === CR;
+}
+
+/**
+ * Just past the first line ending in `bytes`, else its length.
  * @param {Uint8Array} bytes
  * @returns {number}
  */
-function completeEnd(bytes) {
-  const n = bytes.length;
-  for (let i = n - 1; i >= 0 && i >= n - 4; i--) {
-    const byte = /** @type {number} */ (bytes[i]);
-    if (byte < 0x80) return n;
-    if (byte >= 0xc0) return n - i < (byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2) ? i : n;
+function firstLineEnd(bytes) {
+  const size = bytes.length;
+  for (let at = 0; at < size; at++) {
+    const byte = bytes[at];
+    if (byte === LF || byte === CR) return at + 1;
   }
-  return n;
+  return size;
+}
+
+/**
+ * Just past the last line ending in `bytes`, else 0.
+ * @param {Uint8Array} bytes
+ * @returns {number}
+ */
+function lineEnd(bytes) {
+  let end = bytes.length;
+  while (end > 0) {
+    const byte = bytes[end - 1];
+    if (byte === LF || byte === CR) break;
+    end--;
+  }
+  return end;
 }
 
 /**
@@ -159,7 +221,7 @@ function retryValue(text, at, end) {
   if (at === end || end - at > 9) return parseRetry(text.slice(at, end));
   let value = 0;
   for (let i = at; i < end; i++) {
-    const digit = text.charCodeAt(i) - 48;
+    const digit = charCodeAt.call(text, i) - 48;
     if (digit < 0 || digit > 9) return null;
     value = value * 10 + digit;
   }
@@ -183,61 +245,40 @@ function retryValue(text, at, end) {
  */
 function valueStart(text, at, end) {
   if (at === end) return end;
-  if (text.charCodeAt(at) !== COLON) return -1;
-  return text.charCodeAt(at + 1) === SPACE ? at + 2 : at + 1;
-}
-
-/**
- * `data`, then `more` (or, if `values` is not null, each of them), joined with LF (SSE-7b).
- * @param {string | null} data the values joined so far
- * @param {string} more the first value after `data` in this call of #lines
- * @param {string[] | null} values `more` and every value after it, once there are two
- * @returns {string}
- */
-function joinValues(data, more, values) {
-  const joined = values === null ? more : values.join("\n");
-  return data === null ? joined : data + "\n" + joined;
+  if (charCodeAt.call(text, at) !== COLON) return -1;
+  return charCodeAt.call(text, at + 1) === SPACE ? at + 2 : at + 1;
 }
 
 /** Accumulates byte chunks and returns complete SSE frames. */
 export class SseFrameBuffer {
   #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-  /**
-   * No bytes are held undecoded, neither in #decoder nor in #tail (nothing
-   * fed, or the last chunk ended with ASCII or a complete character), so a
-   * one-byte ASCII chunk is its own text.
-   */
-  #decoderIdle = true;
-  /**
-   * The start of a character split from the chunk decoded by #decodeFast (1-3
-   * bytes, copied), to be decoded with the next chunk; #decoder holds nothing then.
-   * @type {Uint8Array | null}
-   */
-  #tail = null;
-  /** Small chunks in a row (up to ASCII_MISSES) that were not all ASCII. */
+  /** The incomplete last line's bytes (SSE-3d), undecoded, in #held[0, #heldSize). */
+  #held = new Uint8Array(HELD_INITIAL);
+  #heldSize = 0;
+  /** The last two bytes fed, (second-to-last << 8) | last; 0 before any. */
+  #lastTwo = 0;
+  /** Runs in a row (up to ASCII_MISSES) that were not all ASCII. */
   #asciiMisses = 0;
-  /** Counts small chunks not checked for ASCII, to check every ASCII_RETRY-th. */
+  /** Counts runs not checked for ASCII, to check every ASCII_RETRY-th. */
   #asciiSkipped = 0;
-  /** Chunks may go through #decodeFast: it is exact here, and no ill-formed byte has been seen. */
+  /** Runs may go to `transcode`: it is exact here, and no ill-formed byte has been seen. */
   #fastDecode = TRANSCODE_IS_STRICT;
   /**
-   * The code unit to drop if it starts the next non-empty chunk: a BOM at the
+   * The code unit to drop if it starts the next decoded text: a BOM at the
    * start of the stream (SSE-2), LF right after a CR (SSE-3b), else -1 (no
-   * code unit). Empty chunks leave it alone (SSE-1).
+   * code unit).
    */
   #skip = BOM;
-  /** The incomplete line (SSE-3d), or its end if #pendingBlocks holds its start; grown with `+=`, read only once it ends. */
-  #pending = "";
-  /** Pieces appended to #pending since it was last empty or set aside. */
-  #pendingPieces = 0;
-  /** @type {string[] | null} the flattened start of a very long incomplete line, else null */
-  #pendingBlocks = null;
   // The current block; all reset on dispatch (SSE-8c). A block emits a frame
   // iff one of these is non-null (an accepted line sets one, SSE-8a).
   /** @type {string | null} "" for an `event` line with the empty value, reported as null (SSE-7a) */
   #event = null;
-  /** @type {string | null} the data values joined with LF; null: no data line (SSE-7b) */
+  /** @type {string | null} the block's data values joined with LF, or its first ones (see #values); null: no data line (SSE-7b) */
   #data = null;
+  /** Data values in #data after its first, up to CONCAT_VALUES. */
+  #dataValues = 0;
+  /** @type {string[] | null} #data and every value after it, once there are more than CONCAT_VALUES */
+  #values = null;
   /** @type {string | null} */
   #id = null;
   /** @type {number | null} */
@@ -252,27 +293,127 @@ export class SseFrameBuffer {
     if (!(bytes instanceof Uint8Array)) throw new TypeError("SseFrameBuffer.feed expects a Uint8Array");
     const size = bytes.length;
     if (size === 0) return [];
-    const last = bytes[size - 1];
-    let text;
-    if (size === 1 && this.#decoderIdle && last < 0x80) text = String.fromCharCode(last);
-    else if (size < FAST_DECODE_MIN && this.#decoderIdle && this.#asciiLikely()) {
-      // All-ASCII bytes (simdutf's check) are their own Latin-1 text, a one-byte string.
-      if (isAscii(bytes)) {
-        this.#asciiMisses = 0;
-        return this.#feedText(latin1Slice.call(bytes, 0, size));
+    const before = this.#lastTwo;
+    if (size === 1) {
+      // One byte (c1 feeding): held unless it ends an empty line or the held bytes are many.
+      const byte = /** @type {number} */ (bytes[0]);
+      this.#lastTwo = ((before & 0xff) << 8) | byte;
+      if (this.#heldSize + 1 < HOLD_MAX ? blockEnd(bytes, before) === 0 : byte !== LF && byte !== CR) {
+        if (this.#heldSize === this.#held.length) this.#grow(this.#heldSize + 1);
+        this.#held[this.#heldSize++] = byte;
+        return [];
       }
-      this.#asciiMisses++;
-      text = this.#decodeSlow(bytes);
-    } else if (size >= FAST_DECODE_MIN && this.#fastDecode) return this.#feedText(this.#decodeFast(bytes));
-    else text = this.#decodeSlow(bytes);
-    this.#decoderIdle = last < 0x80;
-    return this.#feedText(text);
+    } else {
+      this.#lastTwo = (/** @type {number} */ (bytes[size - 2]) << 8) | /** @type {number} */ (bytes[size - 1]);
+    }
+    const end = this.#heldSize + size >= HOLD_MAX ? lineEnd(bytes) : blockEnd(bytes, before);
+    if (end === 0) {
+      this.#hold(bytes, 0);
+      return [];
+    }
+    /** @type {SseFrame[]} */
+    const frames = [];
+    if (size < FAST_DECODE_MIN) {
+      // The whole chunk is copied after the held bytes (no view of it to
+      // make), and what follows `end` is moved to the front.
+      const start = this.#heldSize;
+      if (start + size > this.#held.length) this.#grow(start + size);
+      const held = this.#held;
+      held.set(bytes, start);
+      this.#parse(this.#decode(held, 0, start + end), frames);
+      if (held.length > HELD_KEEP) {
+        this.#held = new Uint8Array(HELD_INITIAL);
+        this.#heldSize = 0;
+        if (end < size) this.#hold(bytes, end);
+      } else {
+        held.copyWithin(0, start + end, start + size);
+        this.#heldSize = size - end;
+      }
+    } else {
+      let from = 0;
+      if (this.#heldSize > 0) {
+        // The held line, completed by the chunk's first line ending, is
+        // decoded on its own, so that the rest of a large chunk is decoded
+        // where it is rather than copied.
+        from = firstLineEnd(bytes);
+        this.#hold(bytes.subarray(0, from), 0);
+        this.#parse(this.#decode(this.#held, 0, this.#heldSize), frames);
+        this.#heldSize = 0;
+        if (this.#held.length > HELD_KEEP) this.#held = new Uint8Array(HELD_INITIAL);
+      }
+      if (from < end) this.#parse(this.#decode(bytes, from, end), frames);
+      if (end < size) this.#hold(bytes, end);
+    }
+    return frames;
   }
 
   /**
-   * Whether to check the next small chunk for all-ASCII: after ASCII chunks,
-   * and after ASCII_MISSES chunks that were not, only every ASCII_RETRY-th
-   * chunk (so text that is rarely ASCII pays almost nothing for the check).
+   * Parses the text of one decoded run, which ends with a line ending.
+   * @param {string} text
+   * @param {SseFrame[]} frames
+   */
+  #parse(text, frames) {
+    const n = text.length;
+    const start = charCodeAt.call(text, 0) === this.#skip ? 1 : 0;
+    this.#skip = charCodeAt.call(text, n - 1) === CR ? LF : -1;
+    if (start < n) this.#lines(text, start, frames);
+  }
+
+  /**
+   * Appends bytes[from..] to the held bytes.
+   * @param {Uint8Array} bytes
+   * @param {number} from
+   */
+  #hold(bytes, from) {
+    const size = this.#heldSize + bytes.length - from;
+    if (size > this.#held.length) this.#grow(size);
+    this.#held.set(from === 0 ? bytes : bytes.subarray(from), this.#heldSize);
+    this.#heldSize = size;
+  }
+
+  /**
+   * Makes room for at least `size` held bytes.
+   * @param {number} size
+   */
+  #grow(size) {
+    const held = new Uint8Array(Math.max(size, 2 * this.#held.length));
+    held.set(this.#held.subarray(0, this.#heldSize));
+    this.#held = held;
+  }
+
+  /**
+   * The text of bytes[start, end), which ends with a line ending.
+   * @param {Uint8Array} bytes
+   * @param {number} start
+   * @param {number} end
+   * @returns {string}
+   */
+  #decode(bytes, start, end) {
+    const run = start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end);
+    if (this.#asciiLikely()) {
+      // All-ASCII bytes (simdutf's check) are their own Latin-1 text, a one-byte string.
+      if (isAscii(run)) {
+        this.#asciiMisses = 0;
+        return latin1Slice.call(bytes, start, end);
+      }
+      this.#asciiMisses++;
+    }
+    if (end - start >= FAST_DECODE_MIN && this.#fastDecode) {
+      try {
+        const utf16 = transcode(run, "utf8", "utf16le");
+        return ucs2Slice.call(utf16, 0, utf16.length);
+      } catch {
+        this.#fastDecode = false;
+      }
+    }
+    // The run ends with CR or LF, so the decoder holds nothing after it.
+    return this.#decoder.decode(run, STREAM);
+  }
+
+  /**
+   * Whether to check the next run for all-ASCII: after ASCII runs,
+   * and after ASCII_MISSES runs that were not, only every ASCII_RETRY-th
+   * (so text that is rarely ASCII pays almost nothing for the check).
    * @returns {boolean}
    */
   #asciiLikely() {
@@ -281,209 +422,41 @@ export class SseFrameBuffer {
   }
 
   /**
-   * The text of a chunk by the streaming decoder (after any #tail).
-   * @param {Uint8Array} bytes
-   * @returns {string}
-   */
-  #decodeSlow(bytes) {
-    const tail = this.#tail;
-    if (tail === null) return this.#decoder.decode(bytes, STREAM);
-    this.#tail = null;
-    return this.#decoder.decode(tail, STREAM) + this.#decoder.decode(bytes, STREAM);
-  }
-
-  /**
-   * The text of a large chunk, decoded by `transcode` up to its last complete
-   * character; a split character's start is kept in #tail. Exact because
-   * #decoder holds nothing here (all bytes before were decoded up to a
-   * character boundary) and `transcode` succeeds only on well-formed UTF-8,
-   * which every conforming decoder decodes alike. On ill-formed bytes the
-   * chunk goes to #decoder, which replaces them as WHATWG requires, and so
-   * does the rest of the stream.
-   * @param {Uint8Array} bytes
-   * @returns {string}
-   */
-  #decodeFast(bytes) {
-    if (!this.#decoderIdle && this.#tail === null) {
-      // #decoder holds the start of a character: it decodes this chunk.
-      this.#decoderIdle = bytes[bytes.length - 1] < 0x80;
-      return this.#decoder.decode(bytes, STREAM);
-    }
-    const tail = this.#tail;
-    let all = bytes;
-    if (tail !== null) {
-      all = new Uint8Array(tail.length + bytes.length);
-      all.set(tail);
-      all.set(bytes, tail.length);
-      this.#tail = null;
-    }
-    const end = completeEnd(all);
-    let text = "";
-    if (end > 0) {
-      try {
-        text = transcode(end === all.length ? all : all.subarray(0, end), "utf8", "utf16le").toString("utf16le");
-      } catch {
-        this.#fastDecode = false;
-        this.#decoderIdle = all[all.length - 1] < 0x80;
-        return this.#decoder.decode(all, STREAM);
-      }
-    }
-    // A copy: the caller may reuse its chunk's memory once feed returns.
-    if (end < all.length) this.#tail = all.slice(end);
-    this.#decoderIdle = end === all.length;
-    return text;
-  }
-
-  /**
-   * Parse the text decoded from one chunk (SSE-2 to SSE-9).
-   * @param {string} chunk
-   * @returns {SseFrame[]}
-   */
-  #feedText(chunk) {
-    /** @type {SseFrame[]} */
-    const frames = [];
-    const n = chunk.length;
-    if (n === 0) return frames;
-    let start = chunk.charCodeAt(0) === this.#skip ? 1 : 0;
-    // Right even when the chunk was only the skipped code unit (never CR).
-    this.#skip = chunk.charCodeAt(n - 1) === CR ? LF : -1;
-
-    // One code unit (c1 feeding): no search for a line ending. `start` is 0
-    // here unless a BOM or LF was dropped, and then no line is pending.
-    if (n - start === 1) {
-      const c = chunk.charCodeAt(start);
-      if (c !== LF && c !== CR) this.#appendPending(start === 0 ? chunk : chunk.slice(start));
-      else this.#endLine(chunk, start, c, frames);
-      return frames;
-    }
-
-    // Lines are ended out of line, so that this function stays small enough
-    // for V8 to inline it into `feed` (one call less per byte in c1 feeding,
-    // where the c1 branch above is the hot path).
-    start =
-      this.#pending === "" && this.#pendingBlocks === null
-        ? this.#lines(chunk, start, -1, -1, frames)
-        : this.#finishPending(chunk, start, frames);
-    if (start < n) {
-      this.#pending = chunk.slice(start);
-      this.#pendingPieces = 1;
-    }
-    return frames;
-  }
-
-  /**
-   * Appends a piece to the incomplete line.
-   * @param {string} piece
-   */
-  #appendPending(piece) {
-    this.#pending += piece;
-    if (++this.#pendingPieces === PENDING_PIECES) {
-      // Reading a character makes V8 flatten the rope in place (one copy).
-      this.#pending.charCodeAt(0);
-      (this.#pendingBlocks ??= []).push(this.#pending);
-      this.#pending = "";
-      this.#pendingPieces = 0;
-    }
-  }
-
-  /**
-   * The incomplete line completed by `tail`; leaves no line pending.
-   * @param {string} tail
-   * @returns {string}
-   */
-  #takePending(tail) {
-    const blocks = this.#pendingBlocks;
-    const line = blocks === null ? this.#pending + tail : blocks.join("") + this.#pending + tail;
-    this.#pending = "";
-    this.#pendingPieces = 0;
-    this.#pendingBlocks = null;
-    return line;
-  }
-
-  /**
-   * The line ending `c` at chunk[start], the chunk's last code unit, ends the
-   * pending line (or is an empty line).
-   * @param {string} chunk
-   * @param {number} start
-   * @param {number} c
-   * @param {SseFrame[]} frames
-   */
-  #endLine(chunk, start, c, frames) {
-    const line = this.#pending === "" && this.#pendingBlocks === null ? chunk : this.#takePending(chunk);
-    const end = line.length - 1;
-    this.#lines(line, line === chunk ? start : 0, c === LF ? end : NONE, c === CR ? end : NONE, frames);
-  }
-
-  /**
-   * Completes the pending line with the chunk from `start` up to its first
-   * line ending and interprets it, then the lines after it; returns the index
-   * where the chunk's incomplete last line starts (the chunk's length if all
-   * of it was appended to the pending line).
-   * @param {string} chunk
-   * @param {number} start
-   * @param {SseFrame[]} frames
-   * @returns {number}
-   */
-  #finishPending(chunk, start, frames) {
-    let lf = chunk.indexOf("\n", start);
-    let cr = chunk.indexOf("\r", start);
-    if (lf === -1 && cr === -1) {
-      this.#appendPending(start === 0 ? chunk : chunk.slice(start));
-      return chunk.length;
-    }
-    if (lf < 0) lf = NONE;
-    if (cr < 0) cr = NONE;
-    const end = lf < cr ? lf : cr;
-    // The line keeps its ending, its only one, so #lines reads it as one line.
-    const line = this.#takePending(chunk.slice(start, end + 1));
-    const last = line.length - 1;
-    this.#lines(line, 0, end === lf ? last : NONE, end === cr ? last : NONE, frames);
-    // Both positions stay valid for the rest of the chunk: #lines searches again only the one passed.
-    return this.#lines(chunk, end === cr && lf === cr + 1 ? end + 2 : end + 1, lf, cr, frames);
-  }
-
-  /**
-   * Interprets the complete lines of `text` from `start` (SSE-3 to SSE-8);
-   * returns the index where the incomplete last line starts (the length of
-   * `text` if it ends with a line ending).
+   * Interprets the lines of `text` from `start` (SSE-3 to SSE-8); `text`
+   * ends with a line ending.
    *
    * This is the hot loop, shaped for V8 (each choice measured on the
    * mixed-endings workload, bench/README.md "JS SSE"):
    * - the block is held in locals and the fields are matched inline, not in
    *   methods that read and write `this` (less time on mixed-endings c64k);
-   * - `lf` and `cr` are the first LF and CR at or after an index at most
-   *   `start`, each searched again only once passed, so the text is scanned at
-   *   most twice however the endings mix; NONE (a Smi, unlike 2^30) stands for
-   *   "not found" so that one compare picks the nearer ending;
+   * - `lf` and `cr` are the first LF and CR at or after `start`, each searched
+   *   again only once passed, so the text is scanned at most twice however
+   *   the endings mix; NONE (a Smi, unlike 2^30) stands for "not found" so
+   *   that one compare picks the nearer ending;
    * - the first code unit of each line is read before searching, so an empty
    *   line (a quarter of all lines) costs no search;
-   * - a CR ending is a CRLF iff the first LF after it is right after it.
+   * - a CR ending is a CRLF iff the first LF after it is right after it;
+   * - a block's data values past CONCAT_VALUES are gathered and joined once,
+   *   on dispatch: a rope grown by two concatenations per line made a block of
+   *   thousands of lines a tree of cons strings that the GC copied again and
+   *   again.
    * @param {string} text
    * @param {number} start
-   * @param {number} lf the first LF at or after `start` if known, NONE if there is none, else anything below `start`
-   * @param {number} cr the same for CR
    * @param {SseFrame[]} frames
-   * @returns {number}
    */
-  #lines(text, start, lf, cr, frames) {
+  #lines(text, start, frames) {
     const n = text.length;
-    if (lf < start) {
-      lf = text.indexOf("\n", start);
-      if (lf < 0) lf = NONE;
-    }
-    if (cr < start) {
-      cr = text.indexOf("\r", start);
-      if (cr < 0) cr = NONE;
-    }
-    let first = start < n ? text.charCodeAt(start) : 0;
+    let lf = indexOf.call(text, "\n", start);
+    if (lf < 0) lf = NONE;
+    let cr = indexOf.call(text, "\r", start);
+    if (cr < 0) cr = NONE;
+    let first = start < n ? charCodeAt.call(text, start) : 0;
     let event = this.#event;
     let data = this.#data;
     let id = this.#id;
     let retry = this.#retry;
-    /** @type {string | null} */
-    let more = null;
-    /** @type {string[] | null} */
-    let values = null;
+    let values = this.#values;
+    let dataValues = this.#dataValues;
     for (;;) {
       // The line is text[start..end); the next one starts at `next` (SSE-3).
       let end;
@@ -505,59 +478,56 @@ export class SseFrameBuffer {
       if (start === end) {
         // An empty line dispatches (SSE-8).
         if (data !== null || event !== null || id !== null || retry !== null) {
-          if (more !== null) {
-            data = joinValues(data, more, values);
-            more = null;
+          if (values !== null) {
+            data = values.join("\n");
             values = null;
           }
           frames.push({ event: event || null, data: data ?? "", id, retry });
           event = null;
           data = null;
+          dataValues = 0;
           id = null;
           retry = null;
         }
       } else if (first === 100) {
         // "data" (SSE-7b); a block may have thousands of data lines.
-        if (text.charCodeAt(start + 1) === 97 && text.charCodeAt(start + 2) === 116 && text.charCodeAt(start + 3) === 97) {
+        if (charCodeAt.call(text, start + 1) === 97 && charCodeAt.call(text, start + 2) === 116 && charCodeAt.call(text, start + 3) === 97) {
           const at = valueStart(text, start + 4, end);
           if (at >= 0) {
-            const value = text.slice(at, end);
-            // A block's data values after the first are gathered and joined
-            // once per call of this loop: a rope grown by two concatenations
-            // per line made a block of thousands of lines spanning chunks a
-            // tree of cons strings that the GC copied again and again.
-            if (data === null) data = value;
-            else if (more === null) more = value;
-            else (values ??= [more]).push(value);
+            const value = slice.call(text, at, end);
+            if (values !== null) values.push(value);
+            else if (data === null) data = value;
+            else if (++dataValues < CONCAT_VALUES) data = data + "\n" + value;
+            else values = [data, value];
           }
         }
       } else if (first === 101) {
         // "event" (SSE-7a)
         if (
-          text.charCodeAt(start + 1) === 118 &&
-          text.charCodeAt(start + 2) === 101 &&
-          text.charCodeAt(start + 3) === 110 &&
-          text.charCodeAt(start + 4) === 116
+          charCodeAt.call(text, start + 1) === 118 &&
+          charCodeAt.call(text, start + 2) === 101 &&
+          charCodeAt.call(text, start + 3) === 110 &&
+          charCodeAt.call(text, start + 4) === 116
         ) {
           const at = valueStart(text, start + 5, end);
-          if (at >= 0) event = text.slice(at, end);
+          if (at >= 0) event = slice.call(text, at, end);
         }
       } else if (first === 105) {
         // "id" (SSE-7c)
-        if (text.charCodeAt(start + 1) === 100) {
+        if (charCodeAt.call(text, start + 1) === 100) {
           const at = valueStart(text, start + 2, end);
           if (at >= 0) {
-            const value = text.slice(at, end);
-            if (!value.includes("\u0000")) id = value;
+            const value = slice.call(text, at, end);
+            if (!includes.call(value, "\u0000")) id = value;
           }
         }
       } else if (first === 114) {
         // "retry" (SSE-7d)
         if (
-          text.charCodeAt(start + 1) === 101 &&
-          text.charCodeAt(start + 2) === 116 &&
-          text.charCodeAt(start + 3) === 114 &&
-          text.charCodeAt(start + 4) === 121
+          charCodeAt.call(text, start + 1) === 101 &&
+          charCodeAt.call(text, start + 2) === 116 &&
+          charCodeAt.call(text, start + 3) === 114 &&
+          charCodeAt.call(text, start + 4) === 121
         ) {
           const at = valueStart(text, start + 5, end);
           if (at >= 0) {
@@ -569,21 +539,22 @@ export class SseFrameBuffer {
       // Anything else is a comment (SSE-5) or an unknown name (SSE-7e): ignored.
       start = next;
       if (start === n) break;
-      first = text.charCodeAt(start);
+      first = charCodeAt.call(text, start);
       if (lf < start) {
-        lf = first === LF ? start : text.indexOf("\n", start);
+        lf = first === LF ? start : indexOf.call(text, "\n", start);
         if (lf < 0) lf = NONE;
       }
       if (cr < start) {
-        cr = first === CR ? start : text.indexOf("\r", start);
+        cr = first === CR ? start : indexOf.call(text, "\r", start);
         if (cr < 0) cr = NONE;
       }
     }
     this.#event = event;
-    this.#data = more === null ? data : joinValues(data, more, values);
+    this.#data = data;
+    this.#values = values;
+    this.#dataValues = dataValues;
     this.#id = id;
     this.#retry = retry;
-    return start;
   }
 }
 
@@ -594,9 +565,9 @@ export class SseFrameBuffer {
 // this, the first stream decides the optimized code, and a later stream with
 // other shapes (a CR, an `id` or `retry` line) deoptimizes it mid-stream; in
 // the benchmark's full runs that made the mixed-endings ratio swing between
-// processes (bench/README.md, "JS SSE"). Large chunks and a pending line ended
-// by a CRLF are fed too, so that `feed` and #finishPending, once optimized,
-// are not deoptimized by the first large chunk or CRLF at a chunk's start.
+// processes (bench/README.md, "JS SSE"). Large chunks and a held line ended
+// by a CRLF are fed too, so that `feed`, once optimized, is not deoptimized by
+// the first large chunk or CRLF at a chunk's start.
 {
   const encoder = new TextEncoder();
   const pieces = [
@@ -610,7 +581,7 @@ export class SseFrameBuffer {
     "\nt", // the LF of a CRLF, then one code unit of a line
     "\n\n",
   ].map((piece) => encoder.encode(piece));
-  // Large chunks (#decodeFast), the first ending inside a character.
+  // Large chunks (`transcode`), the first ending inside a character.
   const large = encoder.encode(`${"data: \u20ac abc\r\n".repeat(550)}\n`); // 15 bytes a line
   const largePieces = [large.subarray(0, 15 * 275 + 7), large.subarray(15 * 275 + 7)]; // cut after the euro sign's first byte
   const bytes = encoder.encode("id: \u20ac\r\n\r\ndata\n\n");

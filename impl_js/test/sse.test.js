@@ -1,6 +1,6 @@
-// SSE-10: a line longer than the pending rope's piece limit, fed in tiny chunks,
-// comes out whole (the flattened blocks are joined in order, and no line is lost
-// or dispatched early while only blocks are pending).
+// SSE-10: long lines and blocks fed in tiny or large chunks come out whole and in
+// order, and each frame comes out of the feed call whose chunk completes it, though
+// the parser holds bytes undecoded until a block or, past its hold limit, a line ends.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { SseFrameBuffer } from "../src/sse.js";
@@ -138,4 +138,35 @@ test("small chunks switching between all-ASCII and not decode as one stream", ()
   const frames = feedAll(chunks);
   assert.equal(frames.length, 1);
   assert.equal(frames[0]?.data, want.slice(0, -1));
+});
+
+test("every frame comes out of the chunk that completes it, under any chunking", () => {
+  // Blocks of every ending, comments, a block longer than the hold limit (64 KiB)
+  // and a run of comment lines longer than it; each prefix fed whole is the reference.
+  const text =
+    "data: a\r\n\r\nevent: e\rdata: b\r\r: c\n\nid: 1\n\n" +
+    `data: ${value(70_000)}\ndata: ${value(300)}\n\n` +
+    ": keep-alive\r\n".repeat(6000) +
+    "data: \u20ac\r\n\r\n\ndata: z\n\r\n";
+  const bytes = encoder.encode(text);
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+  for (const most of [1, 3, 700, 9000, 80_000]) {
+    const buffer = new SseFrameBuffer();
+    let fed = 0;
+    let frames = 0;
+    while (fed < bytes.length) {
+      const size = Math.min(bytes.length - fed, 1 + (next() % most));
+      const got = buffer.feed(bytes.subarray(fed, fed + size)).length;
+      frames += got;
+      fed += size;
+      // Checked at the end, and where a frame came out or every ~500 bytes (a feed of
+      // each prefix whole is quadratic).
+      if (fed === bytes.length || got > 0 || Math.floor(fed / 499) !== Math.floor((fed - size) / 499)) {
+        const whole = new SseFrameBuffer().feed(bytes.subarray(0, fed));
+        assert.equal(frames, whole.length, `chunks of up to ${most} bytes, ${fed} bytes fed`);
+      }
+    }
+    assert.equal(frames, 6, `chunks of up to ${most} bytes`);
+  }
 });
