@@ -33,7 +33,7 @@
 //! );
 //! ```
 
-use std::{mem, str, sync::Arc, vec};
+use std::{iter::FusedIterator, mem, str, sync::Arc};
 
 mod scan;
 
@@ -62,6 +62,42 @@ pub struct SseFrame {
     pub retry: Option<u64>,
 }
 
+/// The frames one call to [`SseFrameBuffer::feed`] completed, in order: an
+/// iterator that moves them out of the buffer. Frames not taken are dropped
+/// with it.
+#[derive(Debug)]
+pub struct Frames<'a> {
+    /// The frames not taken yet, the last first, so that taking one is a `pop`
+    /// (and dropping the iterator is a `clear`, which costs nothing when empty,
+    /// as it is after most one-byte chunks).
+    reversed: &'a mut Vec<SseFrame>,
+}
+
+impl Iterator for Frames<'_> {
+    type Item = SseFrame;
+
+    #[inline]
+    fn next(&mut self) -> Option<SseFrame> {
+        self.reversed.pop()
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.reversed.len(), Some(self.reversed.len()))
+    }
+}
+
+impl ExactSizeIterator for Frames<'_> {}
+
+impl FusedIterator for Frames<'_> {}
+
+impl Drop for Frames<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        self.reversed.clear();
+    }
+}
+
 /// Accumulates byte chunks and returns complete SSE frames.
 #[derive(Debug, Clone, Default)]
 pub struct SseFrameBuffer {
@@ -75,9 +111,10 @@ pub struct SseFrameBuffer {
     block: Block,
     /// The line endings of the text being parsed, from [`scan`]; reused.
     ends: Vec<u64>,
-    /// Where the lines of the text being parsed end, from [`Self::ends`]; reused.
+    /// Where the lines of the text being parsed end, from [`Self::ends`]
+    /// (the first [`end_positions`] returns); reused.
     end_at: Vec<usize>,
-    /// The frames [`Self::feed`] returns, empty between calls; reused.
+    /// The frames [`Self::feed`] returns (see [`Frames`]); reused.
     frames: Vec<SseFrame>,
 }
 
@@ -167,18 +204,17 @@ impl SseFrameBuffer {
     /// Feed the next chunk of the stream; returns the frames it completes, in order.
     ///
     /// The frames are moved out of a `Vec` the buffer keeps from call to call,
-    /// so a stream's chunks allocate no `Vec` of their own; frames not taken
-    /// from the iterator are dropped with it.
+    /// so a stream's chunks allocate no `Vec` of their own.
     #[inline]
-    pub fn feed(&mut self, chunk: &[u8]) -> vec::Drain<'_, SseFrame> {
-        let mut frames = mem::take(&mut self.frames);
-        if frames.capacity() > KEEP_FRAMES {
-            // A burst of frames (one huge chunk) is not kept for the rest of the stream.
-            frames = Vec::new();
+    pub fn feed(&mut self, chunk: &[u8]) -> Frames<'_> {
+        // Empty unless the last call's `Frames` was leaked.
+        self.frames.clear();
+        if !matches!(chunk, &[byte] if self.feed_byte(byte)) {
+            self.feed_frames(chunk);
         }
-        self.feed_into(chunk, &mut frames);
-        self.frames = frames;
-        self.frames.drain(..)
+        Frames {
+            reversed: &mut self.frames,
+        }
     }
 
     /// Like [`Self::feed`], but appends the frames to `frames`: a caller that
@@ -197,11 +233,23 @@ impl SseFrameBuffer {
     #[inline]
     pub fn feed_into(&mut self, chunk: &[u8], frames: &mut Vec<SseFrame>) {
         if let &[byte] = chunk {
-            if self.feed_byte(byte, frames) {
+            if self.feed_byte(byte) {
                 return;
             }
         }
         self.feed_chunk(chunk, frames);
+    }
+
+    /// [`Self::feed`] past the one-byte path, into [`Self::frames`], reversed.
+    fn feed_frames(&mut self, chunk: &[u8]) {
+        let mut frames = mem::take(&mut self.frames);
+        if frames.capacity() > KEEP_FRAMES {
+            // A burst of frames (one huge chunk) is not kept for the rest of the stream.
+            frames = Vec::new();
+        }
+        self.feed_chunk(chunk, &mut frames);
+        frames.reverse();
+        self.frames = frames;
     }
 
     /// [`Self::feed_into`] past the one-byte path: one scan of the chunk finds
@@ -234,7 +282,7 @@ impl SseFrameBuffer {
     /// than the general path, and the same result; `false` if `byte` needs the
     /// general path (a line ending, an invalid byte).
     #[inline]
-    fn feed_byte(&mut self, byte: u8, frames: &mut Vec<SseFrame>) -> bool {
+    fn feed_byte(&mut self, byte: u8) -> bool {
         if self.split.len == 0 {
             if byte.is_ascii() {
                 if byte == b'\r' || byte == b'\n' {
@@ -259,14 +307,10 @@ impl SseFrameBuffer {
         let mut bytes = self.split.bytes;
         bytes[held] = byte;
         match str::from_utf8(&bytes[..=held]) {
-            Ok(text) => {
+            Ok(text) if self.skip == Skip::Nothing => {
+                // Not a line ending, and nothing to skip: it continues the pending line.
                 self.split.len = 0;
-                if self.skip == Skip::Nothing {
-                    // Not a line ending, and nothing to skip: it continues the pending line.
-                    self.incomplete_line().push_str(text);
-                } else {
-                    self.feed_text(text, frames);
-                }
+                self.incomplete_line().push_str(text);
                 true
             }
             Err(error) if error.error_len().is_none() => {
@@ -275,7 +319,9 @@ impl SseFrameBuffer {
                 self.split.len = held + 1;
                 true
             }
-            Err(_) => false,
+            // A character completed where a BOM or LF may be skipped, or an
+            // invalid sequence: the general path.
+            Ok(_) | Err(_) => false,
         }
     }
 
@@ -399,11 +445,11 @@ impl SseFrameBuffer {
         } else {
             Skip::Nothing
         };
-        end_positions(&self.ends, &mut self.end_at);
+        let lines_ended = end_positions(&self.ends, &mut self.end_at);
         let start = lines(
             chunk,
             start,
-            &self.end_at,
+            &self.end_at[..lines_ended],
             &mut self.pending,
             &mut self.block,
             frames,
@@ -885,6 +931,20 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `feed`'s iterator yields the frames in order; frames not taken, or left
+    /// in a leaked iterator, never reach the next call's.
+    #[test]
+    fn frames_not_taken_are_dropped() {
+        let mut buffer = SseFrameBuffer::new();
+        let mut frames = buffer.feed(b"data: a\n\ndata: b\n\ndata: c\n\n");
+        assert_eq!(frames.len(), 3);
+        assert_eq!(frames.next(), Some(frame("a")));
+        drop(frames);
+        mem::forget(buffer.feed(b"data: d\n\n"));
+        let frames: Vec<SseFrame> = buffer.feed(b"data: e\n\ndata: f\n\n").collect();
+        assert_eq!(frames, vec![frame("e"), frame("f")]);
     }
 
     #[test]

@@ -50,18 +50,19 @@ fn line_ends(cr: u64, lf: u64, after_cr: &mut u64) -> u64 {
     ends
 }
 
-/// Fill `at` with the positions of the set bits of `ends` (line endings, as
-/// [`scan`] fills it), in order.
+/// The positions of the set bits of `ends` (line endings, as [`scan`] fills
+/// it), in order: `at[..n]`, where `n` is returned. `at` is only ever grown
+/// (its other entries are leftovers), so a chunk pays no fill of it.
 ///
 /// Each mask's first [`UNROLLED`] positions are written whether it has that
-/// many or not (the extra ones are overwritten or cut off), so that the
+/// many or not (the extra ones are overwritten or left past `n`), so that the
 /// number of lines in a block, which varies at random, costs no branch.
-pub(crate) fn end_positions(ends: &[u64], at: &mut Vec<usize>) {
-    let total: usize = ends.iter().map(|mask| mask.count_ones() as usize).sum();
-    at.clear();
-    at.resize(total + UNROLLED, 0);
+pub(crate) fn end_positions(ends: &[u64], at: &mut Vec<usize>) -> usize {
     let mut filled = 0;
     for (base, &mask) in (0..).step_by(LANES).zip(ends) {
+        if at.len() < filled + LANES + UNROLLED {
+            at.resize(filled + LANES + UNROLLED, 0);
+        }
         let mut mask = mask;
         let count = mask.count_ones() as usize;
         for slot in &mut at[filled..filled + UNROLLED] {
@@ -76,7 +77,7 @@ pub(crate) fn end_positions(ends: &[u64], at: &mut Vec<usize>) {
         }
         filled += count;
     }
-    at.truncate(total);
+    filled
 }
 
 /// How many positions of a mask [`end_positions`] writes without a branch:
