@@ -9,12 +9,14 @@
 //! in the total input: only newly fed bytes are scanned, and the incomplete
 //! line is kept in a growable buffer.
 //!
-//! Speed (`bench/README.md`): one pass over a chunk finds its CR and LF and its
-//! first non-ASCII byte (vectorized by the compiler), and only the bytes from
-//! that one on are validated as UTF-8 (`simdutf8`); lines are interpreted in
-//! place, and the only copies are of field values (each frame's data copied
-//! once) and of a line cut by a chunk boundary. Event names are shared
-//! between the frames that repeat them.
+//! Speed (`bench/README.md`): one pass over a chunk finds its line endings
+//! (the LF of a CRLF dropped there) and its first non-ASCII byte, and only the
+//! bytes from that one on are validated as UTF-8 (`simdutf8`); lines are
+//! interpreted in place, and the only copies are of field values (each
+//! frame's data copied once into its exact allocation, the values before a
+//! chunk boundary once more into the block) and of a non-`data` line cut by
+//! a chunk boundary. Event names are shared between the
+//! frames that repeat them, and the `Vec` of frames is reused from call to call.
 //!
 //! ```
 //! use hanzo_sse::{SseFrame, SseFrameBuffer};
