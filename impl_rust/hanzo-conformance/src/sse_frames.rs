@@ -30,7 +30,7 @@ pub fn run(input: &Value) -> Result<Value, CaseError> {
         } else {
             buffer.feed(chunk.as_bytes())
         };
-        frames.extend(fed.into_iter().map(frame_json));
+        frames.extend(fed.map(frame_json));
     }
     Ok(json!({ "frames": frames }))
 }

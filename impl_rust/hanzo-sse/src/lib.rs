@@ -9,19 +9,21 @@
 //! in the total input: only newly fed bytes are scanned, and the incomplete
 //! line is kept in a growable buffer.
 //!
-//! Speed (`bench/README.md`): one pass over a chunk finds its CR and LF and its
-//! first non-ASCII byte (vectorized by the compiler), and only the bytes from
-//! that one on are validated as UTF-8 (`simdutf8`); lines are interpreted in
-//! place, and the only copies are of field values (each frame's data copied
-//! once) and of a line cut by a chunk boundary. Event names are shared
-//! between the frames that repeat them.
+//! Speed (`bench/README.md`): one pass over a chunk finds its line endings
+//! (the LF of a CRLF dropped there) and its first non-ASCII byte, and only the
+//! bytes from that one on are validated as UTF-8 (`simdutf8`); lines are
+//! interpreted in place, and the only copies are of field values (each
+//! frame's data copied once into its exact allocation, the values before a
+//! chunk boundary once more into the block) and of a non-`data` line cut by
+//! a chunk boundary. Event names are shared between the
+//! frames that repeat them, and the `Vec` of frames is reused from call to call.
 //!
 //! ```
 //! use hanzo_sse::{SseFrame, SseFrameBuffer};
 //!
 //! let mut buffer = SseFrameBuffer::new();
-//! assert!(buffer.feed(b"event: greet\r\ndata: hel\xE2\x82").is_empty());
-//! let frames = buffer.feed(b"\xACo\r\n\r\n");
+//! assert_eq!(buffer.feed(b"event: greet\r\ndata: hel\xE2\x82").len(), 0);
+//! let frames: Vec<SseFrame> = buffer.feed(b"\xACo\r\n\r\n").collect();
 //! assert_eq!(
 //!     frames,
 //!     vec![SseFrame {
@@ -33,11 +35,11 @@
 //! );
 //! ```
 
-use std::{mem, str, sync::Arc};
+use std::{iter::FusedIterator, mem, str, sync::Arc};
 
 mod scan;
 
-use scan::{scan, LANES};
+use scan::{end_positions, scan};
 
 /// The largest accepted `retry` value, 2^53−1 (`SSE-7d`): every platform,
 /// including JavaScript numbers, represents it exactly.
@@ -62,6 +64,42 @@ pub struct SseFrame {
     pub retry: Option<u64>,
 }
 
+/// The frames one call to [`SseFrameBuffer::feed`] completed, in order: an
+/// iterator that moves them out of the buffer. Frames not taken are dropped
+/// with it.
+#[derive(Debug)]
+pub struct Frames<'a> {
+    /// The frames not taken yet, the last first, so that taking one is a `pop`
+    /// (and dropping the iterator is a `clear`, which costs nothing when empty,
+    /// as it is after most one-byte chunks).
+    reversed: &'a mut Vec<SseFrame>,
+}
+
+impl Iterator for Frames<'_> {
+    type Item = SseFrame;
+
+    #[inline]
+    fn next(&mut self) -> Option<SseFrame> {
+        self.reversed.pop()
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.reversed.len(), Some(self.reversed.len()))
+    }
+}
+
+impl ExactSizeIterator for Frames<'_> {}
+
+impl FusedIterator for Frames<'_> {}
+
+impl Drop for Frames<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        self.reversed.clear();
+    }
+}
+
 /// Accumulates byte chunks and returns complete SSE frames.
 #[derive(Debug, Clone, Default)]
 pub struct SseFrameBuffer {
@@ -75,6 +113,11 @@ pub struct SseFrameBuffer {
     block: Block,
     /// The line endings of the text being parsed, from [`scan`]; reused.
     ends: Vec<u64>,
+    /// Where the lines of the text being parsed end, from [`Self::ends`]
+    /// (the first [`end_positions`] returns); reused.
+    end_at: Vec<usize>,
+    /// The frames [`Self::feed`] returns (see [`Frames`]); reused.
+    frames: Vec<SseFrame>,
 }
 
 /// The first 1 to 3 bytes of a UTF-8 sequence whose other bytes have not been fed yet.
@@ -107,6 +150,9 @@ struct Block {
     data: String,
     /// `data` holds at least one value (so an empty `data` may be one empty value).
     copied: bool,
+    /// The incomplete line is a `data` line whose value so far ends `data`
+    /// (none of it is in `pending`): a value cut by chunk ends is copied once.
+    open: bool,
     /// The `data` values in the text being parsed, as byte ranges of it, not
     /// copied yet: a frame whose values are all in one text gets its data in
     /// one exact allocation and one copy.
@@ -117,12 +163,6 @@ struct Block {
     touched: bool,
     /// Recent event names, shared with the frames that carry them.
     names: EventNames,
-    /// How many frames the last call to [`SseFrameBuffer::feed`] that
-    /// returned any returned: an empty `Vec` of frames gets that capacity at
-    /// its first frame, since the next chunk of a stream usually completes about
-    /// as many (growing it from empty reallocated it ~8 times per 64 KiB chunk),
-    /// and a chunk that completes none allocates nothing.
-    frames_hint: usize,
 }
 
 /// The last few distinct event names, so that a repeated name is a reference
@@ -165,15 +205,18 @@ impl SseFrameBuffer {
 
     /// Feed the next chunk of the stream; returns the frames it completes, in order.
     ///
-    /// The returned `Vec` allocates only when a frame completes.
+    /// The frames are moved out of a `Vec` the buffer keeps from call to call,
+    /// so a stream's chunks allocate no `Vec` of their own.
     #[inline]
-    pub fn feed(&mut self, chunk: &[u8]) -> Vec<SseFrame> {
-        let mut frames = Vec::new();
-        self.feed_into(chunk, &mut frames);
-        if !frames.is_empty() {
-            self.block.frames_hint = frames.len();
+    pub fn feed(&mut self, chunk: &[u8]) -> Frames<'_> {
+        // Empty unless the last call's `Frames` was leaked.
+        self.frames.clear();
+        if !matches!(chunk, &[byte] if self.feed_byte(byte)) {
+            self.feed_frames(chunk);
         }
-        frames
+        Frames {
+            reversed: &mut self.frames,
+        }
     }
 
     /// Like [`Self::feed`], but appends the frames to `frames`: a caller that
@@ -192,11 +235,23 @@ impl SseFrameBuffer {
     #[inline]
     pub fn feed_into(&mut self, chunk: &[u8], frames: &mut Vec<SseFrame>) {
         if let &[byte] = chunk {
-            if self.feed_byte(byte, frames) {
+            if self.feed_byte(byte) {
                 return;
             }
         }
         self.feed_chunk(chunk, frames);
+    }
+
+    /// [`Self::feed`] past the one-byte path, into [`Self::frames`], reversed.
+    fn feed_frames(&mut self, chunk: &[u8]) {
+        let mut frames = mem::take(&mut self.frames);
+        if frames.capacity() > KEEP_FRAMES {
+            // A burst of frames (one huge chunk) is not kept for the rest of the stream.
+            frames = Vec::new();
+        }
+        self.feed_chunk(chunk, &mut frames);
+        frames.reverse();
+        self.frames = frames;
     }
 
     /// [`Self::feed_into`] past the one-byte path: one scan of the chunk finds
@@ -229,7 +284,7 @@ impl SseFrameBuffer {
     /// than the general path, and the same result; `false` if `byte` needs the
     /// general path (a line ending, an invalid byte).
     #[inline]
-    fn feed_byte(&mut self, byte: u8, frames: &mut Vec<SseFrame>) -> bool {
+    fn feed_byte(&mut self, byte: u8) -> bool {
         if self.split.len == 0 {
             if byte.is_ascii() {
                 if byte == b'\r' || byte == b'\n' {
@@ -238,7 +293,7 @@ impl SseFrameBuffer {
                 // It continues the pending line. A BOM or LF to skip cannot be this
                 // byte, so nothing is skipped any more either way.
                 self.skip = Skip::Nothing;
-                self.pending.push(char::from(byte));
+                self.incomplete_line().push(char::from(byte));
                 return true;
             }
             // The lead byte of a multi-byte sequence, held until the sequence is
@@ -254,14 +309,10 @@ impl SseFrameBuffer {
         let mut bytes = self.split.bytes;
         bytes[held] = byte;
         match str::from_utf8(&bytes[..=held]) {
-            Ok(text) => {
+            Ok(text) if self.skip == Skip::Nothing => {
+                // Not a line ending, and nothing to skip: it continues the pending line.
                 self.split.len = 0;
-                if self.skip == Skip::Nothing {
-                    // Not a line ending, and nothing to skip: it continues the pending line.
-                    self.pending.push_str(text);
-                } else {
-                    self.feed_text(text, frames);
-                }
+                self.incomplete_line().push_str(text);
                 true
             }
             Err(error) if error.error_len().is_none() => {
@@ -270,7 +321,9 @@ impl SseFrameBuffer {
                 self.split.len = held + 1;
                 true
             }
-            Err(_) => false,
+            // A character completed where a BOM or LF may be skipped, or an
+            // invalid sequence: the general path.
+            Ok(_) | Err(_) => false,
         }
     }
 
@@ -346,7 +399,18 @@ impl SseFrameBuffer {
             self.feed_text(text, frames);
         } else {
             self.skip = Skip::Nothing;
-            self.pending.push_str(text);
+            self.incomplete_line().push_str(text);
+        }
+    }
+
+    /// Where text that continues the incomplete line goes: [`Self::pending`],
+    /// or the block's data if the line is an open `data` value.
+    #[inline]
+    fn incomplete_line(&mut self) -> &mut String {
+        if self.block.open {
+            &mut self.block.data
+        } else {
+            &mut self.pending
         }
     }
 
@@ -369,7 +433,12 @@ impl SseFrameBuffer {
         let start = match self.skip {
             Skip::Bom if bytes.starts_with(BOM) => BOM.len(),
             // The LF of a CRLF whose CR, at the end of the last chunk, ended the line.
-            Skip::Lf if first == b'\n' => 1,
+            Skip::Lf if first == b'\n' => {
+                if let Some(mask) = self.ends.first_mut() {
+                    *mask &= !1;
+                }
+                1
+            }
             Skip::Bom | Skip::Lf | Skip::Nothing => 0,
         };
         // A chunk-final CR has ended its line; an LF starting the next chunk is its CRLF's.
@@ -378,10 +447,11 @@ impl SseFrameBuffer {
         } else {
             Skip::Nothing
         };
+        let lines_ended = end_positions(&self.ends, &mut self.end_at);
         let start = lines(
             chunk,
             start,
-            &self.ends,
+            &self.end_at[..lines_ended],
             &mut self.pending,
             &mut self.block,
             frames,
@@ -389,53 +459,59 @@ impl SseFrameBuffer {
         // The ranges in `values` are of this text, which the next call does not see.
         self.block.keep_values(chunk);
         if let Some(rest) = chunk.get(start..) {
-            self.pending.push_str(rest);
+            let opened = !self.block.open && self.pending.is_empty() && self.block.open_value(rest);
+            if !opened {
+                self.incomplete_line().push_str(rest);
+            }
         }
     }
 }
 
-/// Interpret the complete lines of `chunk` from `start`, given its line
-/// endings (`ends`, from [`scan`]); returns where its incomplete last line
-/// starts. A line completed here whose start is in `pending` is joined there.
+/// Interpret the complete lines of `chunk` from `start`, given where they end
+/// (`ends`, from [`scan`]); returns where its incomplete last line starts. A
+/// line completed here whose start is in `pending` is joined there.
 #[inline]
 fn lines(
     chunk: &str,
     mut start: usize,
-    ends: &[u64],
+    ends: &[usize],
     pending: &mut String,
     block: &mut Block,
     frames: &mut Vec<SseFrame>,
 ) -> usize {
     let bytes = chunk.as_bytes();
-    for (base, &mask) in (0..).step_by(LANES).zip(ends) {
-        let mut mask = mask;
-        while mask != 0 {
-            let bit = mask.trailing_zeros();
-            let end = base + bit as usize;
-            mask &= mask - 1;
-            if end < start {
-                // The LF of a CRLF (SSE-3b) whose CR ended the last mask.
-                continue;
-            }
-            // CR, LF and CR and LF are all ASCII, so every index here is a char boundary.
-            let line = &chunk[start..end];
-            let at = start;
-            let crlf = bytes[end] == b'\r' && bytes.get(end + 1) == Some(&b'\n');
-            // The LF of a CRLF ends no line: its bit is dropped without a branch
-            // (endings mix at random in some streams), unless it is in the next mask.
-            mask &= !((u64::from(crlf) << bit) << 1);
-            start = end + 1 + usize::from(crlf);
-            if pending.is_empty() {
-                block.line(line, Some(at), chunk, frames);
-            } else {
-                pending.push_str(line);
-                block.line(pending, None, chunk, frames);
-                // Keep the allocation for the next incomplete line.
-                pending.clear();
-            }
+    let mut ends = ends.iter();
+    if !pending.is_empty() || block.open {
+        // Only the first line can have begun in an earlier chunk.
+        let Some(&end) = ends.next() else {
+            return start;
+        };
+        // CR and LF are ASCII, so every index here is a char boundary.
+        if block.open {
+            block.close_value(&chunk[start..end]);
+        } else {
+            pending.push_str(&chunk[start..end]);
+            block.line(pending, None, chunk, frames);
+            // Keep the allocation for the next incomplete line.
+            pending.clear();
         }
+        start = after_ending(bytes, end);
+    }
+    for &end in ends {
+        let at = start;
+        start = after_ending(bytes, end);
+        block.line_at(chunk, at, end, frames);
     }
     start
+}
+
+/// Where the line after the one whose ending is at `end` starts: past its
+/// CR, LF or CRLF (`SSE-3`); computed without a branch, since endings mix at
+/// random in some streams.
+#[inline]
+fn after_ending(bytes: &[u8], end: usize) -> usize {
+    let crlf = (bytes[end] == b'\r') & (bytes.get(end + 1) == Some(&b'\n'));
+    end + 1 + usize::from(crlf)
 }
 
 /// `bytes` as text if it is valid UTF-8, given where its first non-ASCII byte
@@ -443,7 +519,11 @@ fn lines(
 #[allow(unsafe_code)] // checked by `scan` and `simdutf8`; see SAFETY
 fn checked_utf8(bytes: &[u8], first_high: Option<usize>) -> Option<&str> {
     if let Some(at) = first_high {
-        simdutf8::basic::from_utf8(bytes.get(at..)?).ok()?;
+        // From a whole number of the validator's 64-byte blocks before the end
+        // (ASCII bytes before `at` change nothing): a remainder costs it a copy
+        // and more branches than the extra block, and the chunks are short.
+        let span = (bytes.len() - at).next_multiple_of(64);
+        simdutf8::basic::from_utf8(&bytes[bytes.len().saturating_sub(span)..]).ok()?;
     }
     // SAFETY: every byte before `first_high` (all of them if it is `None`) is
     // ASCII, as `scan` found, and the bytes from it on were just validated:
@@ -476,9 +556,27 @@ fn complete_end(bytes: &[u8]) -> usize {
     n
 }
 
-/// Whether `bytes` is the start of a UTF-8 sequence that more bytes could complete.
+/// Whether `bytes` is the start of a UTF-8 sequence that more bytes could
+/// complete: a lead byte and fewer continuation bytes than it announces, in
+/// the ranges of the Unicode Standard's table 3-7 (by hand: `str::from_utf8`
+/// costs more than a chunk's scan on chunks of a few hundred bytes).
 fn is_utf8_prefix(bytes: &[u8]) -> bool {
-    matches!(str::from_utf8(bytes), Err(e) if e.valid_up_to() == 0 && e.error_len().is_none())
+    let Some((&lead, rest)) = bytes.split_first() else {
+        return false;
+    };
+    let (len, second) = match lead {
+        0xC2..=0xDF => (2, 0x80..=0xBF),
+        0xE0 => (3, 0xA0..=0xBF),
+        0xE1..=0xEC | 0xEE..=0xEF => (3, 0x80..=0xBF),
+        0xED => (3, 0x80..=0x9F),
+        0xF0 => (4, 0x90..=0xBF),
+        0xF1..=0xF3 => (4, 0x80..=0xBF),
+        0xF4 => (4, 0x80..=0x8F),
+        _ => return false,
+    };
+    rest.len() < len - 1
+        && rest.first().map_or(true, |byte| second.contains(byte))
+        && rest.iter().skip(1).all(|byte| (0x80..=0xBF).contains(byte))
 }
 
 /// The value of a field line whose name ends at `name_end` (`SSE-6`): after
@@ -493,6 +591,29 @@ fn field_value(line: &str, name_end: usize) -> &str {
 const BOM: &[u8] = "\u{feff}".as_bytes();
 
 impl Block {
+    /// Interpret the complete line `text[at..end]`: blank and `data:` lines
+    /// here, the others in [`Self::line`] (same results).
+    #[inline]
+    fn line_at(&mut self, text: &str, at: usize, end: usize, frames: &mut Vec<SseFrame>) {
+        match &text.as_bytes()[at..end] {
+            [] => self.end_block(text, frames),
+            [b'd', b'a', b't', b'a', b':', value @ ..] => {
+                // Past the colon and one optional space (SSE-6), without a branch.
+                let start = at + 5 + usize::from(value.first() == Some(&b' '));
+                self.values.push((start, end));
+                self.touched = true;
+            }
+            _ => self.line(&text[at..end], Some(at), text, frames),
+        }
+    }
+
+    /// A blank line: dispatch the block, if any field was accepted (`SSE-8`).
+    fn end_block(&mut self, text: &str, frames: &mut Vec<SseFrame>) {
+        if let Some(frame) = self.dispatch(text) {
+            frames.push(frame);
+        }
+    }
+
     /// Interpret one complete line (`SSE-4` to `SSE-8`). `at` is where the
     /// line starts in `text`, the text being parsed, or `None` if the line is
     /// elsewhere (joined from pieces).
@@ -501,12 +622,7 @@ impl Block {
         // with a colon, comments (same results as the general case below).
         let name_end = match line.as_bytes() {
             [] => {
-                if let Some(frame) = self.dispatch(text) {
-                    if frames.capacity() == 0 {
-                        frames.reserve(self.frames_hint);
-                    }
-                    frames.push(frame);
-                }
+                self.end_block(text, frames);
                 return;
             }
             [b'd', b'a', b't', b'a', b':', ..] => 4,
@@ -555,6 +671,29 @@ impl Block {
             self.keep_values(text);
             self.push_copied(value);
         }
+        self.touched = true;
+    }
+
+    /// Begin the value of the incomplete line `rest` in [`Self::data`] if it
+    /// is a `data` line past its optional space (`SSE-6`); `false` if not.
+    /// The values in the text must have been kept.
+    fn open_value(&mut self, rest: &str) -> bool {
+        let Some(value) = rest.strip_prefix("data:") else {
+            return false;
+        };
+        if value.is_empty() {
+            // The optional space may be the next chunk's first byte.
+            return false;
+        }
+        self.push_copied(value.strip_prefix(' ').unwrap_or(value));
+        self.open = true;
+        true
+    }
+
+    /// The open value's last piece, `end`: its line is complete.
+    fn close_value(&mut self, end: &str) {
+        self.data.push_str(end);
+        self.open = false;
         self.touched = true;
     }
 
@@ -645,6 +784,9 @@ impl Block {
     }
 }
 
+/// The most frames [`SseFrameBuffer::feed`]'s `Vec` keeps room for between calls.
+const KEEP_FRAMES: usize = 1024;
+
 /// The largest `data` buffer a [`Block`] keeps between blocks, in bytes.
 const KEEP_DATA: usize = 64 * 1024;
 
@@ -688,10 +830,11 @@ mod tests {
 
     fn feed_all(chunks: &[&str]) -> Vec<SseFrame> {
         let mut buffer = SseFrameBuffer::new();
-        chunks
-            .iter()
-            .flat_map(|c| buffer.feed(c.as_bytes()))
-            .collect()
+        let mut frames = Vec::new();
+        for chunk in chunks {
+            frames.extend(buffer.feed(chunk.as_bytes()));
+        }
+        frames
     }
 
     /// Pieces that stress the decoding paths: cut, overlong, surrogate and
@@ -723,7 +866,11 @@ mod tests {
 
     fn feed_bytes(chunks: &[&[u8]]) -> Vec<SseFrame> {
         let mut buffer = SseFrameBuffer::new();
-        chunks.iter().flat_map(|c| buffer.feed(c)).collect()
+        let mut frames = Vec::new();
+        for chunk in chunks {
+            frames.extend(buffer.feed(chunk));
+        }
+        frames
     }
 
     /// Byte strings from [`PIECES`] fed a byte at a time (the one-byte path)
@@ -766,6 +913,40 @@ mod tests {
             }
             assert_eq!(feed_bytes(&chunks), feed_bytes(&[&input]), "{chunks:?}");
         }
+    }
+
+    /// The hand-written prefix check agrees with the standard library's
+    /// decoder on every lead byte and every second and third byte.
+    #[test]
+    fn utf8_prefix_matches_std() {
+        let by_std = |bytes: &[u8]| matches!(str::from_utf8(bytes), Err(e) if e.valid_up_to() == 0 && e.error_len().is_none());
+        for lead in 0..=0xFF_u8 {
+            assert_eq!(is_utf8_prefix(&[lead]), by_std(&[lead]), "{lead:x}");
+            for second in 0..=0xFF_u8 {
+                let two = [lead, second];
+                assert_eq!(is_utf8_prefix(&two), by_std(&two), "{two:x?}");
+                if lead >= 0xE0 && (0x80..=0xBF).contains(&second) {
+                    for third in 0..=0xFF_u8 {
+                        let three = [lead, second, third];
+                        assert_eq!(is_utf8_prefix(&three), by_std(&three), "{three:x?}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// `feed`'s iterator yields the frames in order; frames not taken, or left
+    /// in a leaked iterator, never reach the next call's.
+    #[test]
+    fn frames_not_taken_are_dropped() {
+        let mut buffer = SseFrameBuffer::new();
+        let mut frames = buffer.feed(b"data: a\n\ndata: b\n\ndata: c\n\n");
+        assert_eq!(frames.len(), 3);
+        assert_eq!(frames.next(), Some(frame("a")));
+        drop(frames);
+        mem::forget(buffer.feed(b"data: d\n\n"));
+        let frames: Vec<SseFrame> = buffer.feed(b"data: e\n\ndata: f\n\n").collect();
+        assert_eq!(frames, vec![frame("e"), frame("f")]);
     }
 
     #[test]
@@ -911,11 +1092,11 @@ mod tests {
     fn long_line_one_char_at_a_time_is_linear() {
         // 200k chunks of one char: a quadratic buffer would take minutes.
         let mut buffer = SseFrameBuffer::new();
-        buffer.feed(b"data: ");
+        assert_eq!(buffer.feed(b"data: ").len(), 0);
         for _ in 0..200_000 {
-            assert!(buffer.feed(b"x").is_empty());
+            assert_eq!(buffer.feed(b"x").len(), 0);
         }
-        let frames = buffer.feed(b"\n\n");
+        let frames: Vec<SseFrame> = buffer.feed(b"\n\n").collect();
         assert_eq!(frames.len(), 1);
         assert_eq!(frames.first().map(|f| f.data.len()), Some(200_000));
     }

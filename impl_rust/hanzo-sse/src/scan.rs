@@ -11,10 +11,11 @@
 #![allow(unsafe_code)]
 
 /// Bytes per mask.
-pub(crate) const LANES: usize = 64;
+const LANES: usize = 64;
 
 /// Fill `ends` with the line endings of `bytes`, one mask per [`LANES`] bytes
-/// (bit `i` of mask `k` is set iff byte `64k + i` is CR or LF), and return
+/// (bit `i` of mask `k` is set iff byte `64k + i` is a CR, or an LF that does
+/// not follow a CR: the LF of a CRLF ends no line of its own), and return
 /// where its first non-ASCII byte is.
 pub(crate) fn scan(bytes: &[u8], ends: &mut Vec<u64>) -> Option<usize> {
     ends.clear();
@@ -23,31 +24,78 @@ pub(crate) fn scan(bytes: &[u8], ends: &mut Vec<u64>) -> Option<usize> {
     if bytes.len() >= WIDE_MIN && std::is_x86_feature_detected!("avx2") {
         let whole = bytes.len() / WIDE * WIDE;
         let mut first_high = None;
+        let mut after_cr = 0;
         for (base, piece) in (0..).step_by(WIDE).zip(bytes[..whole].chunks_exact(WIDE)) {
             let piece: &[u8; WIDE] = piece.try_into().unwrap_or(&[0; WIDE]);
             let mut masks = [0; WIDE / LANES];
             // SAFETY: the CPU has AVX2, just checked.
-            let high = unsafe { wide_masks(piece, &mut masks, first_high.is_none()) };
+            let high =
+                unsafe { wide_masks(piece, &mut masks, &mut after_cr, first_high.is_none()) };
             ends.extend_from_slice(&masks);
             first_high = first_high.or(high.map(|at| base + at));
         }
-        let rest_high = scan_narrow(&bytes[whole..], ends, first_high.is_none());
+        let rest_high = scan_narrow(&bytes[whole..], ends, after_cr, first_high.is_none());
         return first_high.or(rest_high.map(|at| whole + at));
     }
-    scan_narrow(bytes, ends, true)
+    scan_narrow(bytes, ends, 0, true)
 }
 
-/// [`scan`] 16 bytes at a time, appending to `ends`; looks for a non-ASCII
-/// byte only if `want_high`.
-fn scan_narrow(bytes: &[u8], ends: &mut Vec<u64>, want_high: bool) -> Option<usize> {
+/// The line endings of one block (as in [`scan`]), given its CR and LF
+/// masks; `after_cr` is 1 if the byte before the block is a CR, and becomes
+/// that for the next block.
+#[inline]
+fn line_ends(cr: u64, lf: u64, after_cr: &mut u64) -> u64 {
+    let ends = cr | lf & !(cr << 1 | *after_cr);
+    *after_cr = cr >> (LANES - 1);
+    ends
+}
+
+/// The positions of the set bits of `ends` (line endings, as [`scan`] fills
+/// it), in order: `at[..n]`, where `n` is returned. `at` is only ever grown
+/// (its other entries are leftovers), so a chunk pays no fill of it.
+///
+/// Each mask's first [`UNROLLED`] positions are written whether it has that
+/// many or not (the extra ones are overwritten or left past `n`), so that the
+/// number of lines in a block, which varies at random, costs no branch.
+pub(crate) fn end_positions(ends: &[u64], at: &mut Vec<usize>) -> usize {
+    let mut filled = 0;
+    for (base, &mask) in (0..).step_by(LANES).zip(ends) {
+        if at.len() < filled + LANES + UNROLLED {
+            at.resize(filled + LANES + UNROLLED, 0);
+        }
+        let mut mask = mask;
+        let count = mask.count_ones() as usize;
+        for slot in &mut at[filled..filled + UNROLLED] {
+            *slot = base + mask.trailing_zeros() as usize;
+            mask &= mask.wrapping_sub(1);
+        }
+        let mut next = filled + UNROLLED;
+        while mask != 0 {
+            at[next] = base + mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            next += 1;
+        }
+        filled += count;
+    }
+    filled
+}
+
+/// How many positions of a mask [`end_positions`] writes without a branch:
+/// more lines than this in 64 bytes are rare.
+const UNROLLED: usize = 4;
+
+/// [`scan`] 16 bytes at a time, appending to `ends`; `after_cr` is 1 if the
+/// byte before `bytes` is a CR; looks for a non-ASCII byte only if `want_high`.
+fn scan_narrow(bytes: &[u8], ends: &mut Vec<u64>, after_cr: u64, want_high: bool) -> Option<usize> {
     let mut first_high = None;
     let mut want_high = want_high;
+    let mut after_cr = after_cr;
     let mut blocks = bytes.chunks_exact(LANES);
     let mut base = 0;
     for block in blocks.by_ref() {
         let block: &[u8; LANES] = block.try_into().unwrap_or(&[0; LANES]);
-        let (line_ends, high) = block_masks(block, want_high);
-        ends.push(line_ends);
+        let (cr, lf, high) = block_masks(block, want_high);
+        ends.push(line_ends(cr, lf, &mut after_cr));
         if high != 0 && want_high {
             first_high = Some(base + high.trailing_zeros() as usize);
             want_high = false;
@@ -57,19 +105,21 @@ fn scan_narrow(bytes: &[u8], ends: &mut Vec<u64>, want_high: bool) -> Option<usi
     let rest = blocks.remainder().len();
     if rest > 0 {
         // The last block is read as the last 64 bytes (overlapping the one
-        // before) and its masks shifted down to the bytes not seen yet; a
-        // chunk shorter than that is copied into zeros, which are neither
-        // line endings nor non-ASCII.
-        let (line_ends, high) = if let Some(at) = bytes.len().checked_sub(LANES) {
+        // before, which holds the byte before each new one) and its masks
+        // shifted down to the bytes not seen yet; a chunk shorter than that is
+        // copied into zeros, which are neither line endings nor non-ASCII.
+        let (block_ends, high) = if let Some(at) = bytes.len().checked_sub(LANES) {
             let block: &[u8; LANES] = bytes[at..].try_into().unwrap_or(&[0; LANES]);
-            let (line_ends, high) = block_masks(block, want_high);
-            (line_ends >> (LANES - rest), high >> (LANES - rest))
+            let (cr, lf, high) = block_masks(block, want_high);
+            let block_ends = line_ends(cr, lf, &mut 0);
+            (block_ends >> (LANES - rest), high >> (LANES - rest))
         } else {
             let mut last = [0; LANES];
             last[..rest].copy_from_slice(&bytes[base..]);
-            block_masks(&last, want_high)
+            let (cr, lf, high) = block_masks(&last, want_high);
+            (line_ends(cr, lf, &mut after_cr), high)
         };
-        ends.push(line_ends);
+        ends.push(block_ends);
         if high != 0 && want_high {
             first_high = Some(base + high.trailing_zeros() as usize);
         }
@@ -86,8 +136,9 @@ const WIDE_MIN: usize = 4096;
 #[cfg(target_arch = "x86_64")]
 const WIDE: usize = 4 * LANES;
 
-/// The line-ending masks of the four blocks of `piece` (as [`block_masks`]),
-/// and where its first non-ASCII byte is (looked for only if `want_high`).
+/// The line endings of the four blocks of `piece` (as [`scan`]; `after_cr` as
+/// in [`line_ends`]), and where its first non-ASCII byte is (looked for only
+/// if `want_high`).
 /// Not inlined: inlined into the loop of [`scan`], the compiler spread the
 /// masks into single bits.
 #[cfg(target_arch = "x86_64")]
@@ -101,11 +152,11 @@ const WIDE: usize = 4 * LANES;
 unsafe fn wide_masks(
     piece: &[u8; WIDE],
     masks: &mut [u64; WIDE / LANES],
+    after_cr: &mut u64,
     want_high: bool,
 ) -> Option<usize> {
     use std::arch::x86_64::{
-        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
-        _mm256_set1_epi8,
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_set1_epi8,
     };
     let lf = _mm256_set1_epi8(0x0A);
     let cr = _mm256_set1_epi8(0x0D);
@@ -118,10 +169,10 @@ unsafe fn wide_masks(
             _mm256_loadu_si256(at.add(2 * k)),
             _mm256_loadu_si256(at.add(2 * k + 1)),
         );
-        let low_ends = _mm256_or_si256(_mm256_cmpeq_epi8(low, lf), _mm256_cmpeq_epi8(low, cr));
-        let high_ends = _mm256_or_si256(_mm256_cmpeq_epi8(high, lf), _mm256_cmpeq_epi8(high, cr));
-        *mask = u64::from(_mm256_movemask_epi8(low_ends) as u32)
-            | u64::from(_mm256_movemask_epi8(high_ends) as u32) << 32;
+        let bits = |half| u64::from(_mm256_movemask_epi8(half) as u32);
+        let cr_bits = bits(_mm256_cmpeq_epi8(low, cr)) | bits(_mm256_cmpeq_epi8(high, cr)) << 32;
+        let lf_bits = bits(_mm256_cmpeq_epi8(low, lf)) | bits(_mm256_cmpeq_epi8(high, lf)) << 32;
+        *mask = line_ends(cr_bits, lf_bits, after_cr);
         if want_high && first_high.is_none() {
             let non_ascii = u64::from(_mm256_movemask_epi8(low) as u32)
                 | u64::from(_mm256_movemask_epi8(high) as u32) << 32;
@@ -133,9 +184,9 @@ unsafe fn wide_masks(
     first_high
 }
 
-/// The masks of one block: bit `i` of the first is set iff `block[i]` is CR
-/// or LF, of the second iff it is not ASCII (0 unless `want_high`, which
-/// saves that work once a non-ASCII byte has been found).
+/// The masks of one block: bit `i` of the first is set iff `block[i]` is CR,
+/// of the second iff it is LF, of the third iff it is not ASCII (0 unless
+/// `want_high`, which saves that work once a non-ASCII byte has been found).
 #[cfg(target_arch = "x86_64")]
 #[inline]
 // `_mm_loadu_si128` reads unaligned memory; a mask of 16 bytes has 16 bits.
@@ -144,7 +195,7 @@ unsafe fn wide_masks(
     clippy::cast_possible_truncation,
     clippy::cast_sign_loss
 )]
-fn block_masks(block: &[u8; LANES], want_high: bool) -> (u64, u64) {
+fn block_masks(block: &[u8; LANES], want_high: bool) -> (u64, u64, u64) {
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
     };
@@ -161,10 +212,10 @@ fn block_masks(block: &[u8; LANES], want_high: bool) -> (u64, u64) {
         ];
         let lf = _mm_set1_epi8(0x0A);
         let cr = _mm_set1_epi8(0x0D);
-        let mut ends = 0;
+        let (mut cr_bits, mut lf_bits) = (0, 0);
         for (k, &v) in vectors.iter().enumerate() {
-            let hit = _mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr));
-            ends |= u64::from(_mm_movemask_epi8(hit) as u16) << (16 * k);
+            cr_bits |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, cr)) as u16) << (16 * k);
+            lf_bits |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, lf)) as u16) << (16 * k);
         }
         let mut high = 0;
         if want_high {
@@ -178,21 +229,21 @@ fn block_masks(block: &[u8; LANES], want_high: bool) -> (u64, u64) {
                 }
             }
         }
-        (ends, high)
+        (cr_bits, lf_bits, high)
     }
 }
 
 /// The portable [`block_masks`].
 #[cfg(not(target_arch = "x86_64"))]
 #[inline]
-fn block_masks(block: &[u8; LANES], want_high: bool) -> (u64, u64) {
-    let mut ends = 0u64;
-    let mut high = 0u64;
+fn block_masks(block: &[u8; LANES], want_high: bool) -> (u64, u64, u64) {
+    let (mut cr, mut lf, mut high) = (0u64, 0u64, 0u64);
     for (i, &byte) in block.iter().enumerate() {
-        ends |= u64::from((byte == b'\n') | (byte == b'\r')) << i;
+        cr |= u64::from(byte == b'\r') << i;
+        lf |= u64::from(byte == b'\n') << i;
         high |= u64::from(byte >> 7) << i;
     }
-    (ends, if want_high { high } else { 0 })
+    (cr, lf, if want_high { high } else { 0 })
 }
 
 #[cfg(test)]
@@ -200,7 +251,7 @@ mod tests {
     use super::*;
 
     /// The masks and the first non-ASCII byte agree with a byte-by-byte search
-    /// at every length and offset around the block size.
+    /// at every length and offset around the block size (CRLFs across blocks too).
     #[test]
     fn scan_matches_a_byte_by_byte_search() {
         let mut next = crate::xorshift32(0x9e37_79b9);
@@ -216,6 +267,9 @@ mod tests {
                         let r = next() as usize;
                         if r % 7 == 0 {
                             alphabet[r / 7 % alphabet.len()]
+                        } else if r % 7 == 1 {
+                            // Endings often, so that CRLFs fall across blocks.
+                            [b'\r', b'\n'][r / 7 % 2]
                         } else {
                             b'x'
                         }
@@ -228,13 +282,15 @@ mod tests {
                     "{bytes:?}"
                 );
                 assert_eq!(ends.len(), len.div_ceil(LANES));
-                for (i, &b) in bytes.iter().enumerate() {
+                let is_end = |i: usize| {
+                    bytes[i] == b'\r' || bytes[i] == b'\n' && (i == 0 || bytes[i - 1] != b'\r')
+                };
+                for i in 0..len {
                     let bit = ends[i / LANES] >> (i % LANES) & 1 == 1;
-                    assert_eq!(bit, b == b'\n' || b == b'\r', "byte {i} of {bytes:?}");
+                    assert_eq!(bit, is_end(i), "byte {i} of {bytes:?}");
                 }
                 let set: u32 = ends.iter().map(|m| m.count_ones()).sum();
-                let want = bytes.iter().filter(|&&b| b == b'\n' || b == b'\r').count();
-                assert_eq!(set as usize, want);
+                assert_eq!(set as usize, (0..len).filter(|&i| is_end(i)).count());
             }
         }
     }
