@@ -234,15 +234,12 @@ class StreamAssembler:
         try:
             payload: Any = loads(data)
         except _Invalid:
-            payload = None
-            parsed = False
-        else:
-            parsed = True
+            payload = None  # not JSON, so not an object either
         if frame.event == "error" or (
             isinstance(payload, dict)
             and (payload.get("type") == "error" or payload.get("error") is not None)
         ):
-            return [self._error(payload if parsed else None, data)]
+            return [self._error(payload, data)]
         if not isinstance(payload, dict):
             return [self._fail("invalid_event")]
         feed = self._feed_anthropic if self._anthropic else self._feed_openai
@@ -279,8 +276,8 @@ class StreamAssembler:
                     message = text
             elif isinstance(error, str):
                 message = error
-        elif not isinstance(payload, list):
-            message = data
+        else:
+            message = data  # not a JSON object: its text
         self._fail("unknown")
         return StreamError(error_type, message)
 

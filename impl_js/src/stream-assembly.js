@@ -210,18 +210,17 @@ export class StreamAssembler {
     if (!this.anthropic && data === "[DONE]") return this.done();
     /** @type {unknown} */
     let payload;
-    let parsed = true;
     try {
       payload = parseStreamJson(data);
     } catch {
-      parsed = false;
+      // not JSON, so not an object either: payload stays undefined
     }
     if (
       frame.event === "error" ||
       (isObject(payload) &&
         (payload.type === "error" || (payload.error !== undefined && payload.error !== null)))
     ) {
-      return [this.error(parsed ? payload : undefined, parsed, data)];
+      return [this.error(payload, data)];
     }
     if (!isObject(payload)) return [this.fail("invalid_event")];
     try {
@@ -253,11 +252,10 @@ export class StreamAssembler {
   /**
    * STREAM-7b.
    * @param {unknown} payload
-   * @param {boolean} parsed
    * @param {string} data
    * @returns {StreamError}
    */
-  error(payload, parsed, data) {
+  error(payload, data) {
     let errorType = "unknown";
     let message = "";
     if (isObject(payload)) {
@@ -269,8 +267,8 @@ export class StreamAssembler {
       } else if (typeof error === "string") {
         message = error;
       }
-    } else if (!parsed || !Array.isArray(payload)) {
-      message = data;
+    } else {
+      message = data; // not a JSON object: its text
     }
     this.fail("unknown");
     return { type: "error", error_type: errorType, message };

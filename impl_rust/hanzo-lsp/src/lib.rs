@@ -620,6 +620,32 @@ pub fn accept_position_encoding<S: AsRef<str>>(
 mod tests {
     use super::*;
 
+    // The JSON layer never prints an Encoding nor reads a document's encoding back, so
+    // these two public accessors are checked here.
+    #[test]
+    fn encoding_names_round_trip() {
+        for (encoding, name) in [
+            (Encoding::Utf8, "utf-8"),
+            (Encoding::Utf16, "utf-16"),
+            (Encoding::Utf32, "utf-32"),
+        ] {
+            assert_eq!(encoding.as_str(), name);
+            assert_eq!(name.parse::<Encoding>(), Ok(encoding));
+        }
+    }
+
+    #[test]
+    fn a_document_keeps_its_encoding() {
+        assert_eq!(
+            TextDocument::new("x", Encoding::Utf8).encoding(),
+            Encoding::Utf8
+        );
+        assert_eq!(
+            TextDocument::new("x", Encoding::Utf32).encoding(),
+            Encoding::Utf32
+        );
+    }
+
     #[test]
     fn lone_cr_ends_a_line() {
         let doc = TextDocument::new("a\rb\r\nc", Encoding::Utf16);

@@ -388,8 +388,7 @@ impl StreamAssembler {
                 Some(Value::String(text)) => text.clone_into(&mut message),
                 _ => {}
             },
-            Some(Value::Array(_)) => {}
-            _ => data.clone_into(&mut message),
+            _ => data.clone_into(&mut message), // not a JSON object: its text
         }
         self.fail("unknown");
         StreamEvent::Error {
@@ -615,6 +614,17 @@ mod tests {
         assert!(value["b"].as_u64().is_none());
         assert_eq!(value["c"].as_i64(), Some(0));
         assert_eq!(value["d"].as_f64(), Some(0.5));
+    }
+
+    // A negative integer that fits i64 but not ±MAX_SAFE is the nearest double, and
+    // -MAX_SAFE stays an integer. The harness compares numbers as doubles, so no vector
+    // can tell an exact i64 from that double.
+    #[test]
+    fn negative_integers_beyond_max_safe_are_doubles() {
+        let value = parse_json(r#"{"a": -9007199254740993, "b": -9007199254740991}"#).unwrap();
+        assert!(value["a"].as_i64().is_none());
+        assert_eq!(value["a"].as_f64(), Some(-9_007_199_254_740_992_f64));
+        assert_eq!(value["b"].as_i64(), Some(-9_007_199_254_740_991));
     }
 
     #[test]
