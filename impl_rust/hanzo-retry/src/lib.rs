@@ -380,3 +380,29 @@ impl RetryPolicy {
         Ok(decision)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn response(status: u16) -> Failure {
+        Failure::Response(Response {
+            status,
+            headers: Vec::new(),
+        })
+    }
+
+    // The JSON layer reports decisions only and a sequence stops at its first no-retry,
+    // so no vector reads the attempt or decides after a no-retry.
+    #[test]
+    fn a_policys_attempt_advances_on_a_retry_only() {
+        let mut policy = RetryPolicy::new(Request::new("GET", 3));
+        assert_eq!(policy.attempt(), 0);
+        assert!(!policy.decide(&response(400), 0, 0.5).unwrap().retry);
+        assert_eq!(policy.attempt(), 0);
+        for expected in [1, 2] {
+            assert!(policy.decide(&response(503), 0, 0.5).unwrap().retry);
+            assert_eq!(policy.attempt(), expected);
+        }
+    }
+}
