@@ -196,7 +196,7 @@ export function globMatch(pattern, name) {
  * @returns {mode is PermissionMode}
  */
 function isMode(mode) {
-  return mode === "allow" || mode === "deny" || mode === "prompt";
+  return /** @type {readonly unknown[]} */ (PERMISSION_MODES).includes(mode);
 }
 
 /** Evaluates permission rules for tool execution requests (HIP-301 §7). */
