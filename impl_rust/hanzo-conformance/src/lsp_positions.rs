@@ -36,7 +36,7 @@ fn position(raw: &Value) -> Result<Position, CaseError> {
 
 fn encoding(value: Option<&Value>) -> Result<Encoding, CaseError> {
     match value {
-        None => Ok(Encoding::Utf16),
+        None => Ok(Encoding::default()),
         Some(name) => name
             .as_str()
             .unwrap_or_else(|| schema_invalid("an encoding must be a string"))

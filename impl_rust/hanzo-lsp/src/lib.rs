@@ -65,14 +65,12 @@ impl Encoding {
 impl FromStr for Encoding {
     type Err = LspError;
 
-    /// Exactly `utf-8`, `utf-16` or `utf-32`, else [`LspError::UnknownEncoding`].
+    /// Exactly one of the [`Encoding::as_str`] spellings, else [`LspError::UnknownEncoding`].
     fn from_str(name: &str) -> Result<Self, LspError> {
-        match name {
-            "utf-8" => Ok(Self::Utf8),
-            "utf-16" => Ok(Self::Utf16),
-            "utf-32" => Ok(Self::Utf32),
-            other => Err(LspError::UnknownEncoding(other.to_owned())),
-        }
+        [Self::Utf8, Self::Utf16, Self::Utf32]
+            .into_iter()
+            .find(|encoding| encoding.as_str() == name)
+            .ok_or_else(|| LspError::UnknownEncoding(name.to_owned()))
     }
 }
 
@@ -590,7 +588,7 @@ pub fn negotiate_position_encoding<S: AsRef<str>>(
         .iter()
         .map(AsRef::as_ref)
         .find(|offer| server_supports.iter().any(|s| s.as_ref() == *offer))
-        .unwrap_or("utf-16")
+        .unwrap_or(Encoding::default().as_str())
         .to_owned()
 }
 
@@ -602,13 +600,15 @@ pub fn accept_position_encoding<S: AsRef<str>>(
     client_offers: Option<&[S]>,
     server_answer: Option<&str>,
 ) -> Result<String, LspError> {
+    let default = Encoding::default().as_str();
     match server_answer {
-        None | Some("utf-16") => Ok("utf-16".to_owned()),
+        None => Ok(default.to_owned()),
         Some(answer)
-            if client_offers
-                .unwrap_or_default()
-                .iter()
-                .any(|o| o.as_ref() == answer) =>
+            if answer == default
+                || client_offers
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|o| o.as_ref() == answer) =>
         {
             Ok(answer.to_owned())
         }
