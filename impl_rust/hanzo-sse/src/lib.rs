@@ -935,6 +935,24 @@ mod tests {
         }
     }
 
+    /// `feed_into` appends what `feed` returns, chunk by chunk, on the one-byte
+    /// path and the general one alike (the JSON layer calls only `feed`).
+    #[test]
+    fn feed_into_appends_what_feed_returns() {
+        let input = "event: a\r\ndata: x\u{e9}\n\nid: 1\rdata: y\r\n\r\ndata: z\n\n".as_bytes();
+        for size in [1, 2, 3, 7, input.len()] {
+            let (mut by_feed, mut by_feed_into) = (SseFrameBuffer::new(), SseFrameBuffer::new());
+            let mut into = vec![frame("kept")];
+            let mut want = vec![frame("kept")];
+            for chunk in input.chunks(size) {
+                want.extend(by_feed.feed(chunk));
+                by_feed_into.feed_into(chunk, &mut into);
+            }
+            assert_eq!(into, want, "chunks of {size}");
+            assert_eq!(want.len(), 4, "chunks of {size}");
+        }
+    }
+
     /// `feed`'s iterator yields the frames in order; frames not taken, or left
     /// in a leaked iterator, never reach the next call's.
     #[test]
