@@ -252,6 +252,30 @@ use portable_block_masks as block_masks;
 mod tests {
     use super::*;
 
+    /// The first non-ASCII byte of a long chunk is found wherever it is: in the
+    /// part scanned 256 bytes at a time, in the narrow tail after it, or nowhere.
+    #[test]
+    fn first_non_ascii_byte_anywhere_in_a_long_chunk() {
+        let mut ends = Vec::new();
+        for len in [WIDE_MIN, WIDE_MIN + 1, WIDE_MIN + 200, 5000] {
+            for at in [
+                0,
+                1,
+                WIDE - 1,
+                WIDE,
+                len / 2,
+                len - WIDE - 1,
+                len - 2,
+                len - 1,
+            ] {
+                let mut bytes = vec![b'x'; len];
+                bytes[at] = 0xC3;
+                assert_eq!(scan(&bytes, &mut ends), Some(at), "len {len}, at {at}");
+            }
+            assert_eq!(scan(&vec![b'y'; len], &mut ends), None);
+        }
+    }
+
     /// The block masks of the target (SSE2 on `x86_64`) and the portable ones agree
     /// on random blocks, with and without the non-ASCII mask.
     #[test]
