@@ -1012,4 +1012,58 @@ mod tests {
             assert_eq!(messages[0].to_json()["result"], "€");
         }
     }
+
+    #[test]
+    fn the_default_limit_is_16_mib() {
+        // A whole 16 MiB line: the JSON text padded with trailing whitespace.
+        let limit = 16 * 1024 * 1024;
+        let text = b"{\"jsonrpc\":\"2.0\",\"method\":\"n\"}";
+        let mut line = text.to_vec();
+        line.resize(limit, b' ');
+        let mut decoder = StdioMessageDecoder::default();
+        let mut messages = decoder.feed(&line);
+        messages.extend(decoder.feed(b"\n"));
+        assert_eq!(messages.len(), 1);
+        assert_eq!(messages[0].to_json()["type"], "notification");
+        line.push(b' ');
+        line.push(b'\n');
+        assert_eq!(
+            decoder.feed(&line),
+            vec![Incoming::invalid("line_too_long")]
+        );
+    }
+
+    fn initialize_result() -> &'static [u8] {
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-06-18\"}}\n"
+    }
+
+    #[test]
+    fn take_writes_returns_each_write_once() {
+        let mut session = McpClientSession::new(DEFAULT_MAX_LINE_BYTES, None);
+        let first = session.take_writes();
+        assert_eq!(first.len(), 1);
+        assert_eq!(first[0]["method"], "initialize");
+        assert!(session.take_writes().is_empty());
+        session.feed(initialize_result());
+        assert_eq!(
+            session.take_writes(),
+            vec![json!({"jsonrpc": "2.0", "method": "notifications/initialized"})]
+        );
+        assert_eq!(session.writes().len(), 2);
+    }
+
+    #[test]
+    fn close_ends_a_ready_session_but_keeps_a_failure() {
+        let mut ready = McpClientSession::new(DEFAULT_MAX_LINE_BYTES, None);
+        ready.feed(initialize_result());
+        assert_eq!(ready.state(), SessionState::Ready);
+        ready.close();
+        assert_eq!(ready.state(), SessionState::Closed);
+
+        let mut failed = McpClientSession::new(DEFAULT_MAX_LINE_BYTES, None);
+        failed.feed(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-1,\"message\":\"no\"}}\n");
+        assert_eq!(failed.state(), SessionState::Failed);
+        failed.close();
+        assert_eq!(failed.state(), SessionState::Failed);
+    }
 }
