@@ -231,7 +231,7 @@ def test_config_merge_lets_a_project_tier_set_the_api_key(worker: str, tmp_path:
         "fail": 0,
         "error": 0,
         "skip": 1,
-        "xfail": 105,
+        "xfail": 108,
         "not_run": 0,
     }
     code, doc = _run(worker, tmp_path / "bare.json", domain="config-merge")
