@@ -170,3 +170,16 @@ test("every frame comes out of the chunk that completes it, under any chunking",
     assert.equal(frames, 6, `chunks of up to ${most} bytes`);
   }
 });
+
+test("a held line completed by a large chunk that ends with an empty line is read once", () => {
+  // The large chunk's first line ending completes the held line; the rest of the
+  // chunk, from just past that ending to its very end, is decoded where it is (not
+  // ASCII, so by a decoder rather than as Latin-1).
+  const rest = `data: y\n${"data: x\u20ac\n".repeat(600)}\n`;
+  for (const first of ["data: a", "data: a\r"]) {
+    const large = encoder.encode(`\n${rest}`);
+    assert.ok(large.length >= 4096);
+    const want = [{ event: null, data: ["a", "y", ...Array(600).fill("x\u20ac")].join("\n"), id: null, retry: null }];
+    assert.deepEqual(feedAll([encoder.encode(first), large]), want, JSON.stringify(first));
+  }
+});
