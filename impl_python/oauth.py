@@ -383,11 +383,10 @@ _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 def _ipv6_address(text: str) -> bool:
     """AUTH-2: RFC 3986 §3.2.2's `IPv6address`: eight groups of 1-4 hex digits, or fewer
     with one `::` standing for at least one, the last two optionally a dotted IPv4."""
+    # A second `::` needs no test of its own: it leaves an empty group in the tail.
     head, compressed, tail = text.partition("::")
     if not compressed:
         groups = text.split(":")
-    elif "::" in tail:
-        return False
     else:
         groups = (head.split(":") if head else []) + (tail.split(":") if tail else [])
     width = len(groups)

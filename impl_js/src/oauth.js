@@ -397,6 +397,7 @@ export function parseTokenResponse(body, { now, previousRefreshToken = null }) {
  * @returns {boolean}
  */
 function ipv6Address(text) {
+  // A second `::` needs no test of its own: it leaves an empty group in the tail.
   const compressed = text.indexOf("::");
   let groups;
   if (compressed === -1) {
@@ -404,7 +405,6 @@ function ipv6Address(text) {
   } else {
     const head = text.slice(0, compressed);
     const tail = text.slice(compressed + 2);
-    if (tail.includes("::")) return false;
     groups = [...(head ? head.split(":") : []), ...(tail ? tail.split(":") : [])];
   }
   let width = groups.length;

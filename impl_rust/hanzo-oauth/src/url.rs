@@ -262,9 +262,9 @@ pub fn authorization_url(request: &AuthorizationRequest<'_>) -> Result<String, O
 /// AUTH-2: RFC 3986 §3.2.2's `IPv6address`: eight groups of 1-4 hex digits, or fewer with
 /// one `::` standing for at least one, the last two optionally a dotted IPv4.
 fn ipv6_address(text: &str) -> bool {
+    // A second `::` needs no test of its own: it leaves an empty group in the tail.
     let (mut groups, compressed): (Vec<&str>, bool) = match text.split_once("::") {
         None => (text.split(':').collect(), false),
-        Some((_, tail)) if tail.contains("::") => return false,
         Some((head, tail)) => {
             let parts = [head, tail].into_iter().filter(|part| !part.is_empty());
             (parts.flat_map(|part| part.split(':')).collect(), true)
