@@ -37,7 +37,7 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -299,6 +299,14 @@ def domains_by_module() -> dict[str, list[str]]:
     return result
 
 
+def files_by_domain(files: Iterable[VectorFile]) -> dict[str, list[VectorFile]]:
+    """Every vector file of each domain (mcp-stdio has two: decode/session and encode/spawn)."""
+    by_domain: dict[str, list[VectorFile]] = {}
+    for vector_file in files:
+        by_domain.setdefault(vector_file.domain, []).append(vector_file)
+    return by_domain
+
+
 def direct_domains() -> dict[str, set[str]]:
     """For each library module, the domains whose JSON layer imports it itself."""
     found: dict[str, set[str]] = {}
@@ -429,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
     import adapters.registry  # noqa: F401
     from runners import load_vectors
 
-    vectors = {vf.domain: vf for vf in load_vectors([ROOT / "vectors"])}
+    vectors = files_by_domain(load_vectors([ROOT / "vectors"]))
     # The loader checks case roots with the reference's own rule
     # (runners/vectors/confinement.py imports impl_python.conformance.case_root, a JSON
     # layer, never mutated). It keeps its reference; the children import afresh.
@@ -461,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         for module in modules:
             domains = coverage[module]
-            files = [vectors[d] for d in domains if d in vectors]
+            files = [f for d in domains for f in vectors.get(d, [])]
             tree, mutants = mutants_of(module)
             if args.mutant:
                 mutants = [m for m in mutants if m.key in args.mutant]
@@ -472,26 +480,26 @@ def main(argv: list[str] | None = None) -> int:
             original = target.read_text(encoding="utf-8")
             # Baseline, one domain at a time: the mutants then run the fastest domain
             # first, so that most of them are killed before the slow ones start.
-            took_by_file: dict[str, float] = {}
+            took_by_file: dict[Path, float] = {}
             for vector_file in files:
                 started = time.monotonic()
                 baseline = run_domains(shadow, [vector_file], limit=600)
-                took_by_file[vector_file.domain] = time.monotonic() - started
+                took_by_file[vector_file.path] = time.monotonic() - started
                 if baseline != "pass":
                     print(
-                        f"{module}: the unmutated library does not pass {vector_file.domain} "
+                        f"{module}: the unmutated library does not pass {vector_file.path.name} "
                         f"({baseline}); fix that first"
                     )
                     return 2
             # The domains that call the module themselves first (they kill most
             # mutants in their first batch), then the fastest.
             direct = direct_domains().get(module, set())
-            files.sort(key=lambda f: (f.domain not in direct, took_by_file[f.domain]))
+            files.sort(key=lambda f: (f.domain not in direct, took_by_file[f.path]))
             took = sum(took_by_file.values())
             limit = max(10.0, 5 * took)
             print(
-                f"{module}: {len(mutants)} mutants, domains (in run order) "
-                f"{', '.join(f'{f.domain} {took_by_file[f.domain]:.1f}s' for f in files)}",
+                f"{module}: {len(mutants)} mutants, vector files (in run order) "
+                f"{', '.join(f'{f.path.name} {took_by_file[f.path]:.1f}s' for f in files)}",
                 flush=True,
             )
             try:

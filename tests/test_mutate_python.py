@@ -119,3 +119,15 @@ def test_a_mutant_is_seen_by_the_confined_os_domain_child() -> None:
         check=False,
     )
     assert "| sandbox.py | 1 | 1 |" in result.stdout, result.stdout + result.stderr
+
+
+def test_every_vector_file_of_a_domain_is_run(script: ModuleType) -> None:
+    """mcp-stdio's cases are in two files; files keyed by domain alone kept only the last."""
+    from runners import load_vectors
+
+    by_domain = script.files_by_domain(load_vectors([ROOT / "vectors"]))
+    assert sorted(f.path.name for f in by_domain["mcp-stdio"]) == [
+        "mcp-stdio-client.json",
+        "mcp-stdio.json",
+    ]
+    assert all(len(files) == 1 for domain, files in by_domain.items() if domain != "mcp-stdio")
