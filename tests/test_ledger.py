@@ -781,3 +781,38 @@ def test_update_reads_the_previous_case_reviews_once_not_once_per_cluster(monkey
     # Each cluster keeps the review all three of its cases' previous entries share.
     assert all(e["reason"] == "r" for e in ledger["entries"] if "cluster" in e)
     assert len(reviews) <= 2 * len(previous_entries)
+
+
+def test_an_update_from_a_run_of_one_domain_keeps_what_the_ledger_says_of_the_others():
+    """A ledger may span domains (hanzoai's does) and a run need not: updating it from a
+    run of sse-frames alone keeps the hooks cases of a cluster and a hooks case entry,
+    reviews and all; a run that covers hooks and finds them passing drops them."""
+    from runners.gate.ledger import Entry, Ledger, ledger_from_results
+
+    doc = _many_failing_cases(3)
+    (cluster, *_) = [e for e in ledger_from_results(doc, "p")["entries"] if "cluster" in e]
+    other = {"domain": "hooks", "case": "h", "hash": "f" * 64}
+    previous_cluster = {**cluster, "cases": [*cluster["cases"], other], "reason": "R"}
+    hooks_entry = {**other, "case": "g", "fails": {"pointers": ["/y"]}, "reason": "G"}
+    hooks_entry.update(link="", owner="")
+    previous = Ledger(Path("p.json"), "p", [Entry(0, previous_cluster), Entry(1, hooks_entry)])
+    ledger = ledger_from_results(doc, "p", previous)
+    kept = next(e for e in ledger["entries"] if e.get("cluster") == cluster["cluster"])
+    assert kept["cases"][-1] == other and len(kept["cases"]) == 4
+    assert kept["reason"] == "R"
+    assert hooks_entry in ledger["entries"]
+    # The same update from a run that also ran the hooks cases, which now pass.
+    passing = [
+        {
+            "platform": "p",
+            "domain": "hooks",
+            "case": c,
+            "case_hash": "f" * 64,
+            "status": "pass",
+            "diff": [],
+        }
+        for c in ("g", "h")
+    ]
+    ledger = ledger_from_results({"results": [*doc["results"], *passing]}, "p", previous)
+    kept = next(e for e in ledger["entries"] if e.get("cluster") == cluster["cluster"])
+    assert other not in kept["cases"] and hooks_entry not in ledger["entries"]
