@@ -24,7 +24,8 @@ function value(n) {
 }
 
 test("a very long line in one-byte chunks, ended by a one-byte or a longer chunk", () => {
-  for (const n of [4095, 4096, 4097, 20_000]) {
+  // 70 000 is past the hold limit (64 KiB), where a one-byte chunk is held only if it ends no line.
+  for (const n of [4095, 4096, 4097, 20_000, 70_000]) {
     const bytes = encoder.encode(`data: ${value(n)}`);
     const ones = Array.from(bytes, (b) => Uint8Array.of(b));
     const want = [{ event: null, data: value(n), id: null, retry: null }];
@@ -182,4 +183,71 @@ test("a held line completed by a large chunk that ends with an empty line is rea
     const want = [{ event: null, data: ["a", "y", ...Array(600).fill("x\u20ac")].join("\n"), id: null, retry: null }];
     assert.deepEqual(feedAll([encoder.encode(first), large]), want, JSON.stringify(first));
   }
+});
+
+test("a line held past the hold limit is decoded up to its chunk's last line ending, the rest held", () => {
+  // Past 64 KiB held, a chunk is decoded up to its last line ending (not only its
+  // last empty line), and the incomplete line after it stays held.
+  const comment = encoder.encode(`: ${"c".repeat(70_000)}`); // no line ending: all held
+  const long = "z".repeat(5000);
+  /** @type {[string, Uint8Array[], import("../src/sse.js").SseFrame[]][]} */
+  const cases = [
+    ["a small chunk", [comment, encoder.encode("\ndata: x"), encoder.encode("y\n\n")], [{ event: null, data: "xy", id: null, retry: null }]],
+    ["a large chunk", [comment, encoder.encode(`\ndata: ${long}`), encoder.encode("\n\n")], [{ event: null, data: long, id: null, retry: null }]],
+  ];
+  for (const [what, chunks, want] of cases) assert.deepEqual(feedAll(chunks), want, what);
+});
+
+test("a line over 1 MiB held in small chunks, then the next block", () => {
+  // The held buffer, grown past 1 MiB, is given up once the line is decoded; what
+  // follows the line in that chunk is held again, once.
+  const bytes = encoder.encode(`data: ${value(1_100_000)}`);
+  const chunks = [];
+  for (let at = 0; at < bytes.length; at += 4000) chunks.push(bytes.subarray(at, at + 4000));
+  chunks.push(encoder.encode("\n\ndata: z"), encoder.encode("\n\n"));
+  assert.deepEqual(feedAll(chunks), [
+    { event: null, data: value(1_100_000), id: null, retry: null },
+    { event: null, data: "z", id: null, retry: null },
+  ]);
+});
+
+test("a held line completed by a large chunk's CR, which ends with a cut character", () => {
+  // The chunk has CR endings only; its first one completes the held line, and the
+  // bytes after its last one (a line ending inside the euro sign) stay held, undecoded.
+  const large = concat(encoder.encode(`\r\rdata: ${"x".repeat(5000)}\r\rdata: `), [0xe2, 0x82]);
+  assert.deepEqual(feedAll([encoder.encode("data: a"), large, concat([0xac], encoder.encode("\r\r"))]), [
+    { event: null, data: "a", id: null, retry: null },
+    { event: null, data: "x".repeat(5000), id: null, retry: null },
+    { event: null, data: "\u20ac", id: null, retry: null },
+  ]);
+});
+
+test("an LF after a chunk-final CR that ended a long held line is swallowed (SSE-3b)", () => {
+  // The large chunk's only line ending is its last byte, a CR completing the held
+  // line (decoded past the hold limit); the next chunk's LF is that CR's CRLF, not an empty line.
+  const chunks = [encoder.encode("data: a"), encoder.encode(`${"b".repeat(66_000)}\r`), encoder.encode("\ndata: c\n\n")];
+  assert.deepEqual(feedAll(chunks), [{ event: null, data: `a${"b".repeat(66_000)}\nc`, id: null, retry: null }]);
+});
+
+test("a chunk that starts with CR, or with U+0001, after a dispatched block", () => {
+  // Only an LF right after a CR is dropped at a chunk's start (SSE-3b); a CR there is
+  // an empty line, and U+0001 starts a line whose name is then not `data` (SSE-7e).
+  const a = { event: null, data: "a", id: null, retry: null };
+  const b = { event: null, data: "b", id: null, retry: null };
+  assert.deepEqual(feedAll([encoder.encode("data: a\n\n"), encoder.encode("\rdata: b\n\n")]), [a, b]);
+  assert.deepEqual(feedAll([encoder.encode("\rdata: b\n\n")]), [b]);
+  assert.deepEqual(feedAll([encoder.encode("data: a\n\n"), encoder.encode("\u0001data: b\n\n")]), [a]);
+});
+
+test("names one letter off data, event, id and retry are unknown (SSE-7e)", () => {
+  const names = ["dota", "dada", "date", "exent", "evxnt", "evext", "evenx", "events", "ix", "rxtry", "rexry", "retxy", "retrx", "retrys"];
+  for (const name of names) {
+    const text = `${name}: 1\n\n${name}:1\n\n${name}\n\n`;
+    assert.deepEqual(feedAll([encoder.encode(text)]), [], name);
+  }
+});
+
+test("feed takes only a Uint8Array", () => {
+  assert.throws(() => new SseFrameBuffer().feed(/** @type {any} */ ("data: x\n\n")), TypeError);
+  assert.throws(() => new SseFrameBuffer().feed(/** @type {any} */ ([100, 10, 10])), TypeError);
 });
