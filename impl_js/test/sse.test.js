@@ -143,32 +143,43 @@ test("small chunks switching between all-ASCII and not decode as one stream", ()
 
 test("every frame comes out of the chunk that completes it, under any chunking", () => {
   // Blocks of every ending, comments, a block longer than the hold limit (64 KiB)
-  // and a run of comment lines longer than it; each prefix fed whole is the reference.
+  // and a run of comment lines longer than it; each prefix fed whole is the reference,
+  // and the frames are the ones the text holds.
   const text =
     "data: a\r\n\r\nevent: e\rdata: b\r\r: c\n\nid: 1\n\n" +
     `data: ${value(70_000)}\ndata: ${value(300)}\n\n` +
     ": keep-alive\r\n".repeat(6000) +
     "data: \u20ac\r\n\r\n\ndata: z\n\r\n";
   const bytes = encoder.encode(text);
+  const frame = (/** @type {Partial<import("../src/sse.js").SseFrame>} */ fields) => ({ event: null, data: "", id: null, retry: null, ...fields });
+  const want = [
+    frame({ data: "a" }),
+    frame({ event: "e", data: "b" }),
+    frame({ id: "1" }),
+    frame({ data: `${value(70_000)}\n${value(300)}` }),
+    frame({ data: "\u20ac" }),
+    frame({ data: "z" }),
+  ];
   let seed = 7;
   const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
   for (const most of [1, 3, 700, 9000, 80_000]) {
     const buffer = new SseFrameBuffer();
     let fed = 0;
-    let frames = 0;
+    /** @type {import("../src/sse.js").SseFrame[]} */
+    const frames = [];
     while (fed < bytes.length) {
       const size = Math.min(bytes.length - fed, 1 + (next() % most));
-      const got = buffer.feed(bytes.subarray(fed, fed + size)).length;
-      frames += got;
+      const got = buffer.feed(bytes.subarray(fed, fed + size));
+      frames.push(...got);
       fed += size;
       // Checked at the end, and where a frame came out or every ~500 bytes (a feed of
       // each prefix whole is quadratic).
-      if (fed === bytes.length || got > 0 || Math.floor(fed / 499) !== Math.floor((fed - size) / 499)) {
+      if (fed === bytes.length || got.length > 0 || Math.floor(fed / 499) !== Math.floor((fed - size) / 499)) {
         const whole = new SseFrameBuffer().feed(bytes.subarray(0, fed));
-        assert.equal(frames, whole.length, `chunks of up to ${most} bytes, ${fed} bytes fed`);
+        assert.deepEqual(frames, whole, `chunks of up to ${most} bytes, ${fed} bytes fed`);
       }
     }
-    assert.equal(frames, 6, `chunks of up to ${most} bytes`);
+    assert.deepEqual(frames, want, `chunks of up to ${most} bytes`);
   }
 });
 
