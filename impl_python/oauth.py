@@ -112,7 +112,7 @@ def _valid_url(url: object) -> bool:
         return False
     if authority.startswith("["):
         close = authority.find("]")
-        if close < 2:
+        if close == -1 or not _ipv6_address(authority[1:close]):
             return False
         host, port_part = authority[: close + 1], authority[close + 1 :]
     else:
@@ -378,3 +378,30 @@ def parse_token_response(
 
 
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+def _ipv6_address(text: str) -> bool:
+    """AUTH-2: RFC 3986 §3.2.2's `IPv6address`: eight groups of 1-4 hex digits, or fewer
+    with one `::` standing for at least one, the last two optionally a dotted IPv4."""
+    # A second `::` needs no test of its own: it leaves an empty group in the tail.
+    head, compressed, tail = text.partition("::")
+    if not compressed:
+        groups = text.split(":")
+    else:
+        groups = (head.split(":") if head else []) + (tail.split(":") if tail else [])
+    width = len(groups)
+    if groups and "." in groups[-1]:
+        if not _ipv4_address(groups.pop()):
+            return False
+        width += 1
+    if not all(0 < len(g) <= 4 and all(c in string.hexdigits for c in g) for g in groups):
+        return False
+    return width < 8 if compressed else width == 8
+
+
+def _ipv4_address(text: str) -> bool:
+    """RFC 3986 §3.2.2's `IPv4address`: four decimal octets 0-255, no leading zeros."""
+    octets = text.split(".")
+    return len(octets) == 4 and all(
+        o.isascii() and o.isdigit() and (o == "0" or o[0] != "0") and int(o) <= 255 for o in octets
+    )

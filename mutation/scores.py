@@ -28,6 +28,7 @@ unviable or compile-error mutant is not a mutant (it never ran).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import sys
@@ -82,25 +83,34 @@ def key(kind: str, mutant: dict) -> str:
     return f"{where}: {mutant['mutatorName']} -> {replacement}"
 
 
-def _tool_outcomes(kind: str, name: str, root: Path) -> list[tuple[str, dict]] | None:
-    """(status, mutant) per mutant from a finished run's own report under ``root``,
-    status one of killed/survived/not-viable; None when there is no finished report."""
+def _reports(kind: str, name: str, root: Path) -> list[Path]:
+    """The tool's report files for one crate or module under ``root``, in the order they
+    are applied: Stryker's whole-module report, then HANZO_STRYKER_MUTATE's rerun of some
+    of its mutants; cargo-mutants writes a rerun over its whole run, so one file."""
     if kind == "rust":
-        path = root / "target" / "mutants" / name / "mutants.out" / "outcomes.json"
-        if not path.is_file():
-            return None
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        if doc.get("end_time") is None and "total_mutants" in doc:
-            return None  # still running, or cut short
-        out = []
-        for o in doc["outcomes"]:
-            scenario = o["scenario"]
-            if not isinstance(scenario, dict) or "Mutant" not in scenario:
-                continue  # the unmutated baseline
-            status = {"CaughtMutant": "killed", "Timeout": "killed", "MissedMutant": "survived"}
-            out.append((status.get(o["summary"], "not-viable"), scenario["Mutant"]))
-        return out
-    return _stryker_outcomes(root / "mutation" / "js" / "reports" / f"{name}.json")
+        return [root / "target" / "mutants" / name / "mutants.out" / "outcomes.json"]
+    reports = root / "mutation" / "js" / "reports"
+    return [reports / f"{name}.json", reports / f"{name}.rerun.json"]
+
+
+def _tool_outcomes(kind: str, path: Path) -> list[tuple[str, dict]] | None:
+    """(status, mutant) per mutant of one finished report, status one of
+    killed/survived/not-viable; None when there is no finished report."""
+    if kind == "js":
+        return _stryker_outcomes(path)
+    if not path.is_file():
+        return None
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    if doc.get("end_time") is None and "total_mutants" in doc:
+        return None  # still running, or cut short
+    out = []
+    for o in doc["outcomes"]:
+        scenario = o["scenario"]
+        if not isinstance(scenario, dict) or "Mutant" not in scenario:
+            continue  # the unmutated baseline
+        status = {"CaughtMutant": "killed", "Timeout": "killed", "MissedMutant": "survived"}
+        out.append((status.get(o["summary"], "not-viable"), scenario["Mutant"]))
+    return out
 
 
 def _stryker_outcomes(path: Path) -> list[tuple[str, dict]] | None:
@@ -117,28 +127,42 @@ def _stryker_outcomes(path: Path) -> list[tuple[str, dict]] | None:
 
 
 def collect(root: Path) -> list[str]:
-    """Each finished report under ``root`` written to mutation/results/<kind>/<name>.json,
+    """Each finished report under ``root`` applied to mutation/results/<kind>/<name>.json,
     which the tables are read from: the tools' reports are build output and do not
-    outlive the machine, these files are checked in."""
+    outlive the machine, these files are checked in.
+
+    A report replaces the results when it covers the whole crate or module (Stryker's
+    `<module>.json`; a cargo-mutants run with at least as many mutants) and otherwise
+    updates the mutants it reran. Each file records the digests of the reports applied to
+    it, so a report is applied once: collecting a checkout again, or one whose whole run
+    is older than a rerun already applied, changes nothing."""
     written = []
     for kind in ("rust", "js"):
         for name, files in rows(kind):
-            found = _tool_outcomes(kind, name, root)
-            if kind == "js":  # HANZO_STRYKER_MUTATE's reruns of some mutants, after the full run
-                rerun = _stryker_outcomes(
-                    root / "mutation" / "js" / "reports" / f"{name}.rerun.json"
-                )
-                found = found + rerun if found and rerun else found or rerun
-            if found is None:
-                continue
-            mutants = {key(kind, m): status for status, m in found}  # a rerun's come last
             path = RESULTS / kind / f"{name}.json"
-            if path.is_file():
-                before = json.loads(path.read_text(encoding="utf-8"))["mutants"]
-                if len(mutants) < len(before):  # a rerun of some mutants: update those
-                    mutants = {**before, **mutants}
+            doc = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+            mutants: dict[str, str] = doc.get("mutants", {})
+            applied: list[str] = doc.get("reports", [])
+            changed = False
+            for report in _reports(kind, name, root):
+                found = _tool_outcomes(kind, report)
+                if found is None:
+                    continue
+                digest = hashlib.sha256(report.read_bytes()).hexdigest()[:16]
+                if digest in applied:
+                    continue
+                outcomes = {key(kind, m): status for status, m in found}
+                if kind == "js":
+                    whole = report.name == f"{name}.json"
+                else:
+                    whole = len(outcomes) >= len(mutants)
+                mutants = outcomes if whole else {**mutants, **outcomes}
+                applied.append(digest)
+                changed = True
+            if not changed:
+                continue
             tool = "cargo-mutants" if kind == "rust" else "stryker"
-            doc = {"tool": tool, "vectors": files, "mutants": mutants}
+            doc = {"tool": tool, "vectors": files, "reports": applied, "mutants": mutants}
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
             written.append(f"{kind} {name}")

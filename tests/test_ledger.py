@@ -528,8 +528,8 @@ def run_example(capsys, name, domain, ledger=False):
 def test_the_httpx_sse_example_gates_green_on_its_ledger(capsys):
     code, out = run_example(capsys, "httpx-sse", "sse-frames", ledger=True)
     assert code == 0, out[-3000:]
-    assert " 0 fail, 0 error" in out and "147 xfail" in out
-    assert "132 cases (all xfail), /frames/*/id: null -> string" in out
+    assert " 0 fail, 0 error" in out and "149 xfail" in out
+    assert "134 cases (all xfail), /frames/*/id: null -> string" in out
 
 
 def test_authlib_accepts_a_verifier_ending_in_lf_and_gates_green_on_its_ledger(capsys):
@@ -553,7 +553,7 @@ def test_hanzos_own_sdk_gates_green_on_its_ledger_and_fails_without_it(capsys):
     assert "/frames/*/retry: null -> number" in out
     code, out = run_example(capsys, "hanzoai", "sse-frames", ledger=True)
     assert code == 0, out[-3000:]
-    assert "135 pass, 0 fail, 0 error, 0 skip, 36 xfail" in out
+    assert "137 pass, 0 fail, 0 error, 0 skip, 36 xfail" in out
     assert "17 cases (all xfail), (whole output): crash UnicodeDecodeError" in out
 
 
@@ -781,3 +781,38 @@ def test_update_reads_the_previous_case_reviews_once_not_once_per_cluster(monkey
     # Each cluster keeps the review all three of its cases' previous entries share.
     assert all(e["reason"] == "r" for e in ledger["entries"] if "cluster" in e)
     assert len(reviews) <= 2 * len(previous_entries)
+
+
+def test_an_update_from_a_run_of_one_domain_keeps_what_the_ledger_says_of_the_others():
+    """A ledger may span domains (hanzoai's does) and a run need not: updating it from a
+    run of sse-frames alone keeps the hooks cases of a cluster and a hooks case entry,
+    reviews and all; a run that covers hooks and finds them passing drops them."""
+    from runners.gate.ledger import Entry, Ledger, ledger_from_results
+
+    doc = _many_failing_cases(3)
+    (cluster, *_) = [e for e in ledger_from_results(doc, "p")["entries"] if "cluster" in e]
+    other = {"domain": "hooks", "case": "h", "hash": "f" * 64}
+    previous_cluster = {**cluster, "cases": [*cluster["cases"], other], "reason": "R"}
+    hooks_entry = {**other, "case": "g", "fails": {"pointers": ["/y"]}, "reason": "G"}
+    hooks_entry.update(link="", owner="")
+    previous = Ledger(Path("p.json"), "p", [Entry(0, previous_cluster), Entry(1, hooks_entry)])
+    ledger = ledger_from_results(doc, "p", previous)
+    kept = next(e for e in ledger["entries"] if e.get("cluster") == cluster["cluster"])
+    assert kept["cases"][-1] == other and len(kept["cases"]) == 4
+    assert kept["reason"] == "R"
+    assert hooks_entry in ledger["entries"]
+    # The same update from a run that also ran the hooks cases, which now pass.
+    passing = [
+        {
+            "platform": "p",
+            "domain": "hooks",
+            "case": c,
+            "case_hash": "f" * 64,
+            "status": "pass",
+            "diff": [],
+        }
+        for c in ("g", "h")
+    ]
+    ledger = ledger_from_results({"results": [*doc["results"], *passing]}, "p", previous)
+    kept = next(e for e in ledger["entries"] if e.get("cluster") == cluster["cluster"])
+    assert other not in kept["cases"] and hooks_entry not in ledger["entries"]

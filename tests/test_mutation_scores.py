@@ -37,9 +37,11 @@ def _cargo_mutants(
     (out / "outcomes.json").write_text(json.dumps(doc), encoding="utf-8")
 
 
-def _stryker(root: Path, module: str, mutants: list[tuple[int, str, str]]) -> None:
+def _stryker(
+    root: Path, module: str, mutants: list[tuple[int, str, str]], report: str = ""
+) -> None:
     out = root / "mutation" / "js" / "reports"
-    out.mkdir(parents=True)
+    out.mkdir(parents=True, exist_ok=True)
     listed = [
         {
             "mutatorName": mutator,
@@ -50,7 +52,7 @@ def _stryker(root: Path, module: str, mutants: list[tuple[int, str, str]]) -> No
         for line, mutator, status in mutants
     ]
     doc = {"files": {f"impl_js/src/{module}.js": {"mutants": listed}}}
-    (out / f"{module}.json").write_text(json.dumps(doc), encoding="utf-8")
+    (out / (report or f"{module}.json")).write_text(json.dumps(doc), encoding="utf-8")
 
 
 def test_rust_outcomes_are_counted_and_survivors_explained_by_kind(
@@ -138,6 +140,27 @@ def test_a_rerun_of_some_mutants_updates_them_and_an_unfinished_run_is_not_colle
     running = tmp_path / "running"
     _cargo_mutants(running, "hanzo-x", [("a", "MissedMutant")], finished=False)
     assert scores.collect(running) == []
+
+
+def test_each_report_is_applied_once_so_a_second_rerun_keeps_the_first(
+    scores: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scores, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(scores, "rows", lambda kind: [("mod", ["d"])] if kind == "js" else [])
+    lines = [(10, "StringLiteral", "Survived"), (11, "StringLiteral", "Survived")]
+    _stryker(tmp_path, "mod", lines)
+    _stryker(tmp_path, "mod", [(10, "StringLiteral", "Killed")], report="mod.rerun.json")
+    assert scores.collect(tmp_path) == ["js mod"]
+    assert scores.collect(tmp_path) == []  # nothing new: the file is left as it is
+    # A second rerun in the same checkout: the whole run and the first rerun were
+    # applied already, so they cannot undo the first rerun's kill.
+    _stryker(tmp_path, "mod", [(11, "StringLiteral", "Killed")], report="mod.rerun.json")
+    assert scores.collect(tmp_path) == ["js mod"]
+    assert sorted(status for status, _ in scores.outcomes("js", "mod")) == ["killed", "killed"]
+    # A new whole run replaces everything, stale keys included.
+    _stryker(tmp_path, "mod", [(12, "StringLiteral", "Survived")])
+    scores.collect(tmp_path)
+    assert scores.outcomes("js", "mod") == [("survived", "mod.js:12:3-12:9: StringLiteral -> ``")]
 
 
 def test_every_checked_in_reason_has_a_kind(scores: ModuleType) -> None:

@@ -39,19 +39,17 @@ export function asId(value) {
 }
 
 /**
- * No lone surrogate, no infinite number, at most MAX_DEPTH levels.
+ * No lone surrogate in any string or key. Called only on a value outOfRange passed:
+ * the depth limit (which bounds this walk too) and infinite numbers are outOfRange's.
  * @param {unknown} value
- * @param {number} depth
  * @returns {boolean}
  */
-function wellFormed(value, depth) {
+function wellFormed(value) {
   if (typeof value === "string") return isWellFormed(value);
-  if (typeof value === "number") return Number.isFinite(value);
   if (value === null || typeof value !== "object") return true;
-  if (depth >= MAX_DEPTH) return false;
-  if (Array.isArray(value)) return value.every((v) => wellFormed(v, depth + 1));
+  if (Array.isArray(value)) return value.every(wellFormed);
   for (const [k, v] of Object.entries(value)) {
-    if (!isWellFormed(k) || !wellFormed(v, depth + 1)) return false;
+    if (!isWellFormed(k) || !wellFormed(v)) return false;
   }
   return true;
 }
@@ -165,7 +163,7 @@ export function decodeLine(line) {
     return invalid("parse_error");
   }
   if (outOfRange(value, 0)) return invalid("parse_error");
-  if (SURROGATE_ESCAPE.test(text) && !wellFormed(value, 0)) return invalid("parse_error");
+  if (SURROGATE_ESCAPE.test(text) && !wellFormed(value)) return invalid("parse_error");
   return classify(value);
 }
 

@@ -81,7 +81,7 @@ function validUrl(url) {
   let portPart;
   if (authority.startsWith("[")) {
     const close = authority.indexOf("]");
-    if (close < 2) return false;
+    if (close === -1 || !ipv6Address(authority.slice(1, close))) return false;
     host = authority.slice(0, close + 1);
     portPart = authority.slice(close + 1);
   } else {
@@ -388,4 +388,42 @@ export function parseTokenResponse(body, { now, previousRefreshToken = null }) {
     refreshToken: /** @type {string | null} */ (refreshToken),
     scope,
   };
+}
+
+/**
+ * AUTH-2: RFC 3986 §3.2.2's `IPv6address`: eight groups of 1-4 hex digits, or fewer with
+ * one `::` standing for at least one, the last two optionally a dotted IPv4.
+ * @param {string} text
+ * @returns {boolean}
+ */
+function ipv6Address(text) {
+  // A second `::` needs no test of its own: it leaves an empty group in the tail.
+  const compressed = text.indexOf("::");
+  let groups;
+  if (compressed === -1) {
+    groups = text.split(":");
+  } else {
+    const head = text.slice(0, compressed);
+    const tail = text.slice(compressed + 2);
+    groups = [...(head ? head.split(":") : []), ...(tail ? tail.split(":") : [])];
+  }
+  let width = groups.length;
+  const last = groups.at(-1);
+  if (last !== undefined && last.includes(".")) {
+    if (!ipv4Address(last)) return false;
+    groups.pop();
+    width += 1;
+  }
+  if (!groups.every((g) => /^[0-9A-Fa-f]{1,4}$/.test(g))) return false;
+  return compressed === -1 ? width === 8 : width < 8;
+}
+
+/**
+ * RFC 3986 §3.2.2's `IPv4address`: four decimal octets 0-255, no leading zeros.
+ * @param {string} text
+ * @returns {boolean}
+ */
+function ipv4Address(text) {
+  const octets = text.split(".");
+  return octets.length === 4 && octets.every((o) => /^(0|[1-9][0-9]{0,2})$/.test(o) && Number(o) <= 255);
 }

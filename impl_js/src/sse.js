@@ -450,7 +450,7 @@ export class SseFrameBuffer {
     if (lf < 0) lf = NONE;
     let cr = indexOf.call(text, "\r", start);
     if (cr < 0) cr = NONE;
-    let first = start < n ? charCodeAt.call(text, start) : 0;
+    let first = charCodeAt.call(text, start); // #parse calls with start < n
     let event = this.#event;
     let data = this.#data;
     let id = this.#id;

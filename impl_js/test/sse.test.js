@@ -24,7 +24,8 @@ function value(n) {
 }
 
 test("a very long line in one-byte chunks, ended by a one-byte or a longer chunk", () => {
-  for (const n of [4095, 4096, 4097, 20_000]) {
+  // 70 000 is past the hold limit (64 KiB), where a one-byte chunk is held only if it ends no line.
+  for (const n of [4095, 4096, 4097, 20_000, 70_000]) {
     const bytes = encoder.encode(`data: ${value(n)}`);
     const ones = Array.from(bytes, (b) => Uint8Array.of(b));
     const want = [{ event: null, data: value(n), id: null, retry: null }];
@@ -142,32 +143,43 @@ test("small chunks switching between all-ASCII and not decode as one stream", ()
 
 test("every frame comes out of the chunk that completes it, under any chunking", () => {
   // Blocks of every ending, comments, a block longer than the hold limit (64 KiB)
-  // and a run of comment lines longer than it; each prefix fed whole is the reference.
+  // and a run of comment lines longer than it; each prefix fed whole is the reference,
+  // and the frames are the ones the text holds.
   const text =
     "data: a\r\n\r\nevent: e\rdata: b\r\r: c\n\nid: 1\n\n" +
     `data: ${value(70_000)}\ndata: ${value(300)}\n\n` +
     ": keep-alive\r\n".repeat(6000) +
     "data: \u20ac\r\n\r\n\ndata: z\n\r\n";
   const bytes = encoder.encode(text);
+  const frame = (/** @type {Partial<import("../src/sse.js").SseFrame>} */ fields) => ({ event: null, data: "", id: null, retry: null, ...fields });
+  const want = [
+    frame({ data: "a" }),
+    frame({ event: "e", data: "b" }),
+    frame({ id: "1" }),
+    frame({ data: `${value(70_000)}\n${value(300)}` }),
+    frame({ data: "\u20ac" }),
+    frame({ data: "z" }),
+  ];
   let seed = 7;
   const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
   for (const most of [1, 3, 700, 9000, 80_000]) {
     const buffer = new SseFrameBuffer();
     let fed = 0;
-    let frames = 0;
+    /** @type {import("../src/sse.js").SseFrame[]} */
+    const frames = [];
     while (fed < bytes.length) {
       const size = Math.min(bytes.length - fed, 1 + (next() % most));
-      const got = buffer.feed(bytes.subarray(fed, fed + size)).length;
-      frames += got;
+      const got = buffer.feed(bytes.subarray(fed, fed + size));
+      frames.push(...got);
       fed += size;
       // Checked at the end, and where a frame came out or every ~500 bytes (a feed of
       // each prefix whole is quadratic).
-      if (fed === bytes.length || got > 0 || Math.floor(fed / 499) !== Math.floor((fed - size) / 499)) {
+      if (fed === bytes.length || got.length > 0 || Math.floor(fed / 499) !== Math.floor((fed - size) / 499)) {
         const whole = new SseFrameBuffer().feed(bytes.subarray(0, fed));
-        assert.equal(frames, whole.length, `chunks of up to ${most} bytes, ${fed} bytes fed`);
+        assert.deepEqual(frames, whole, `chunks of up to ${most} bytes, ${fed} bytes fed`);
       }
     }
-    assert.equal(frames, 6, `chunks of up to ${most} bytes`);
+    assert.deepEqual(frames, want, `chunks of up to ${most} bytes`);
   }
 });
 
@@ -182,4 +194,61 @@ test("a held line completed by a large chunk that ends with an empty line is rea
     const want = [{ event: null, data: ["a", "y", ...Array(600).fill("x\u20ac")].join("\n"), id: null, retry: null }];
     assert.deepEqual(feedAll([encoder.encode(first), large]), want, JSON.stringify(first));
   }
+});
+
+test("a line held past the hold limit is decoded up to its chunk's last line ending, the rest held", () => {
+  // Past 64 KiB held, a chunk is decoded up to its last line ending (not only its
+  // last empty line), and the incomplete line after it stays held.
+  const comment = encoder.encode(`: ${"c".repeat(70_000)}`); // no line ending: all held
+  const long = "z".repeat(5000);
+  /** @type {[string, Uint8Array[], import("../src/sse.js").SseFrame[]][]} */
+  const cases = [
+    ["a small chunk", [comment, encoder.encode("\ndata: x"), encoder.encode("y\n\n")], [{ event: null, data: "xy", id: null, retry: null }]],
+    ["a large chunk", [comment, encoder.encode(`\ndata: ${long}`), encoder.encode("\n\n")], [{ event: null, data: long, id: null, retry: null }]],
+  ];
+  for (const [what, chunks, want] of cases) assert.deepEqual(feedAll(chunks), want, what);
+});
+
+test("a line over 1 MiB held in small chunks, then the next block", () => {
+  // The held buffer, grown past 1 MiB, is given up once the line is decoded; what
+  // follows the line in that chunk is held again, once.
+  const bytes = encoder.encode(`data: ${value(1_100_000)}`);
+  const chunks = [];
+  for (let at = 0; at < bytes.length; at += 4000) chunks.push(bytes.subarray(at, at + 4000));
+  chunks.push(encoder.encode("\n\ndata: z"), encoder.encode("\n\n"));
+  assert.deepEqual(feedAll(chunks), [
+    { event: null, data: value(1_100_000), id: null, retry: null },
+    { event: null, data: "z", id: null, retry: null },
+  ]);
+});
+
+test("a held line completed by a large chunk's CR, which ends with a cut character", () => {
+  // The chunk has CR endings only; its first one completes the held line, and the
+  // bytes after its last one (a line ending inside the euro sign) stay held, undecoded.
+  const large = concat(encoder.encode(`\r\rdata: ${"x".repeat(5000)}\r\rdata: `), [0xe2, 0x82]);
+  assert.deepEqual(feedAll([encoder.encode("data: a"), large, concat([0xac], encoder.encode("\r\r"))]), [
+    { event: null, data: "a", id: null, retry: null },
+    { event: null, data: "x".repeat(5000), id: null, retry: null },
+    { event: null, data: "\u20ac", id: null, retry: null },
+  ]);
+});
+
+test("an LF after a chunk-final CR that ended a long held line is swallowed (SSE-3b)", () => {
+  // The large chunk's only line ending is its last byte, a CR completing the held
+  // line (decoded past the hold limit); the next chunk's LF is that CR's CRLF, not an empty line.
+  const chunks = [encoder.encode("data: a"), encoder.encode(`${"b".repeat(66_000)}\r`), encoder.encode("\ndata: c\n\n")];
+  assert.deepEqual(feedAll(chunks), [{ event: null, data: `a${"b".repeat(66_000)}\nc`, id: null, retry: null }]);
+});
+
+test("a chunk that starts with U+0001 after a dispatched block keeps it", () => {
+  // Only an LF right after a CR is dropped at a chunk's start (SSE-3b; a CR there is the
+  // vector cr-starting-a-chunk-after-a-dispatch-is-an-empty-line): U+0001 starts a line
+  // whose name is then not `data` (SSE-7e).
+  const a = { event: null, data: "a", id: null, retry: null };
+  assert.deepEqual(feedAll([encoder.encode("data: a\n\n"), encoder.encode("\u0001data: b\n\n")]), [a]);
+});
+
+test("feed takes only a Uint8Array", () => {
+  assert.throws(() => new SseFrameBuffer().feed(/** @type {any} */ ("data: x\n\n")), TypeError);
+  assert.throws(() => new SseFrameBuffer().feed(/** @type {any} */ ([100, 10, 10])), TypeError);
 });

@@ -475,8 +475,21 @@ def ledger_from_results(
     Differences shared by at least ``cluster_threshold`` cases become one cluster
     entry; the rest are case entries. Reviews (reason, link, owner, expires) of a
     previous ledger's entries that still describe the same thing are kept, and a new
-    cluster entry takes the review its cases' previous case entries all share.
+    cluster entry takes the review its cases' previous case entries all share. What the
+    previous ledger says of a domain ``doc`` did not run is kept as it was: its case
+    entries, and its cases in a cluster (a ledger may span domains, a run need not).
     """
+    ran = {r["domain"] for r in doc["results"]}
+    # The previous ledger's cluster cases and case entries of domains this run left out.
+    carried: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    carried_entries: list[dict[str, Any]] = []
+    for entry in previous.entries if previous else []:
+        if entry.cluster:
+            others = [dict(c) for c in entry.cases if c["domain"] not in ran]
+            if others:
+                carried[entry.cluster] = others
+        elif entry.raw["domain"] not in ran:
+            carried_entries.append(dict(entry.raw))
     failing = [
         r
         for r in doc["results"]
@@ -502,7 +515,7 @@ def ledger_from_results(
         k
         for k, rs in by_key.items()
         if (len(rs) >= cluster_threshold or k in kept) and k[1] != "crash"
-    }
+    } | set(carried)
     reviews = _previous_reviews(previous)
     case_reviews = _previous_case_reviews(previous)
     entries: list[dict[str, Any]] = []
@@ -512,14 +525,20 @@ def ledger_from_results(
         if previous
         else {}
     )
-    for k in sorted(big, key=lambda k: (-len(by_key[k]), place.get(k, len(place)), k)):
-        refs = [
-            {"domain": r["domain"], "case": r["case"], "hash": r["case_hash"]} for r in by_key[k]
+    refs = {
+        k: [
+            *({"domain": r["domain"], "case": r["case"], "hash": r["case_hash"]} for r in rs),
+            *carried.get(k, ()),
         ]
-        review = _symptoms_review([k, *symptoms[k]], reviews) or _shared_case_review(
-            by_key[k], case_reviews
+        for k, rs in by_key.items()
+    }
+    for k in carried.keys() - refs.keys():
+        refs[k] = carried[k]
+    for k in sorted(big, key=lambda k: (-len(refs[k]), place.get(k, len(place)), k)):
+        review = _symptoms_review([k, *symptoms.get(k, ())], reviews) or _shared_case_review(
+            by_key.get(k, ()), case_reviews
         )
-        entries.append({"cluster": {"pattern": k[0], "kind": k[1]}, "cases": refs, **review})
+        entries.append({"cluster": {"pattern": k[0], "kind": k[1]}, "cases": refs[k], **review})
     for r in failing:
         fails = _signature(r, big)
         if fails == {"pointers": []}:
@@ -540,6 +559,7 @@ def ledger_from_results(
                 **review,
             }
         )
+    entries.extend(carried_entries)
     ledger: dict[str, Any] = {"platform": platform}
     if previous is not None and previous.description:
         ledger["description"] = previous.description
@@ -588,6 +608,8 @@ def _shared_case_review(
     """A new cluster's review: the one review that the previous case entries of all its
     cases share (as when crashes recorded case by case become a cluster of their cause)."""
     found = [by_case.get(case_key(r["domain"], r["case"])) for r in results]
+    if not found:
+        return _unreviewed()
     first = found[0]
     if first is not None and all(review == first for review in found):
         return first

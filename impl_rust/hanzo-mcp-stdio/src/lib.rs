@@ -11,6 +11,7 @@ use std::fmt;
 use std::fmt::Write as _;
 
 use hanzo_config::McpServerConfig;
+use hanzo_hooks::ecmascript_number;
 use serde_json::{json, Map, Value};
 
 /// The default longest line (STDIO-6): 16 MiB.
@@ -435,43 +436,6 @@ fn write_string(out: &mut String, text: &str) {
         }
     }
     out.push('"');
-}
-
-/// ECMAScript's `Number::toString` of a finite binary64 (ECMA-262 §6.1.6.1.20).
-#[must_use]
-pub fn ecmascript_number(value: f64) -> String {
-    if value == 0.0 {
-        return "0".to_owned();
-    }
-    let sign = if value < 0.0 { "-" } else { "" };
-    // `{:e}` writes the shortest round-trip digits: d[.ddd]e<exp>.
-    let formatted = format!("{:e}", value.abs());
-    let (mantissa, exp) = formatted.split_once('e').unwrap_or((&formatted, "0"));
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let digits = digits.trim_end_matches('0');
-    let digits = if digits.is_empty() { "0" } else { digits };
-    let k = i64::try_from(digits.len()).unwrap_or(i64::MAX);
-    let n = exp.parse::<i64>().unwrap_or(0) + 1;
-    let text = if k <= n && n <= 21 {
-        format!(
-            "{digits}{}",
-            "0".repeat(usize::try_from(n - k).unwrap_or(0))
-        )
-    } else if 0 < n && n <= 21 {
-        let cut = usize::try_from(n).unwrap_or(0);
-        format!("{}.{}", &digits[..cut], &digits[cut..])
-    } else if -6 < n && n <= 0 {
-        format!("0.{}{digits}", "0".repeat(usize::try_from(-n).unwrap_or(0)))
-    } else {
-        let e = n - 1;
-        let e_sign = if e >= 0 { "+" } else { "-" };
-        if k == 1 {
-            format!("{digits}e{e_sign}{}", e.abs())
-        } else {
-            format!("{}.{}e{e_sign}{}", &digits[..1], &digits[1..], e.abs())
-        }
-    };
-    format!("{sign}{text}")
 }
 
 fn write_number(out: &mut String, n: &serde_json::Number) -> Result<(), EncodeError> {
@@ -983,23 +947,6 @@ pub fn server_process<S: std::hash::BuildHasher>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ecmascript_numbers() {
-        let cases = [
-            (0.5, "0.5"),
-            (1e-7, "1e-7"),
-            (1.5e300, "1.5e+300"),
-            (123.456, "123.456"),
-            (1e21, "1e+21"),
-            (1e20, "100000000000000000000"),
-            (1.2345e-6, "0.0000012345"),
-            (-0.001, "-0.001"),
-        ];
-        for (value, text) in cases {
-            assert_eq!(ecmascript_number(value), text);
-        }
-    }
 
     #[test]
     fn a_line_split_anywhere_decodes_the_same() {

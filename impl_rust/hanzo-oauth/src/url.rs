@@ -51,7 +51,7 @@ fn valid_url(url: &str) -> bool {
     }
     let (host, port_part) = if authority.starts_with('[') {
         match authority.find(']') {
-            Some(close) if close >= 2 => authority.split_at(close + 1),
+            Some(close) if ipv6_address(&authority[1..close]) => authority.split_at(close + 1),
             _ => return false,
         }
     } else {
@@ -257,4 +257,39 @@ pub fn authorization_url(request: &AuthorizationRequest<'_>) -> Result<String, O
         encode(value, &mut url);
     }
     Ok(url)
+}
+
+/// AUTH-2: RFC 3986 §3.2.2's `IPv6address`: eight groups of 1-4 hex digits, or fewer with
+/// one `::` standing for at least one, the last two optionally a dotted IPv4.
+fn ipv6_address(text: &str) -> bool {
+    // A second `::` needs no test of its own: it leaves an empty group in the tail.
+    let (mut groups, compressed): (Vec<&str>, bool) = match text.split_once("::") {
+        None => (text.split(':').collect(), false),
+        Some((head, tail)) => {
+            let parts = [head, tail].into_iter().filter(|part| !part.is_empty());
+            (parts.flat_map(|part| part.split(':')).collect(), true)
+        }
+    };
+    let mut width = groups.len();
+    if groups.last().is_some_and(|last| last.contains('.')) {
+        if !groups.pop().is_some_and(ipv4_address) {
+            return false;
+        }
+        width += 1;
+    }
+    let hex_group =
+        |g: &&str| (1..=4).contains(&g.len()) && g.bytes().all(|b| b.is_ascii_hexdigit());
+    groups.iter().all(hex_group) && if compressed { width < 8 } else { width == 8 }
+}
+
+/// RFC 3986 §3.2.2's `IPv4address`: four decimal octets 0-255, no leading zeros.
+fn ipv4_address(text: &str) -> bool {
+    let octets: Vec<&str> = text.split('.').collect();
+    octets.len() == 4
+        && octets.iter().all(|o| {
+            (1..=3).contains(&o.len())
+                && o.bytes().all(|b| b.is_ascii_digit())
+                && (o.len() == 1 || !o.starts_with('0'))
+                && o.parse::<u16>().is_ok_and(|n| n <= 255)
+        })
 }

@@ -1106,6 +1106,29 @@ mod tests {
         assert_eq!(parse_retry(&hundred_zeros), Some(1));
     }
 
+    /// A `data` line cut by a chunk's end is held as the block's open value,
+    /// copied once into the block's data, not in `pending` to be copied again
+    /// when it completes (the chunks' frames alone cannot tell: the line joined
+    /// from `pending` parses the same); a chunk that continues it without a
+    /// line ending, even with `data:`, only extends that value.
+    #[test]
+    fn a_cut_data_line_is_held_as_an_open_value() {
+        let mut buffer = SseFrameBuffer::new();
+        assert_eq!(buffer.feed(b"data: a").len(), 0);
+        assert!(buffer.block.open);
+        assert_eq!(
+            (buffer.block.data.as_str(), buffer.pending.as_str()),
+            ("a", "")
+        );
+        assert_eq!(buffer.feed(b"data:b").len(), 0);
+        assert_eq!(
+            (buffer.block.data.as_str(), buffer.pending.as_str()),
+            ("adata:b", "")
+        );
+        let frames: Vec<SseFrame> = buffer.feed(b"\n\n").collect();
+        assert_eq!(frames, vec![frame("adata:b")]);
+    }
+
     #[test]
     fn long_line_one_char_at_a_time_is_linear() {
         // 200k chunks of one char: a quadratic buffer would take minutes.
