@@ -362,15 +362,28 @@ def _value(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ",".join(_value(v) for v in value) + "]"
     if isinstance(value, dict):
-        for key in value:
-            _string(key)  # a lone surrogate in a key fails before sorting
         members = sorted(value.items(), key=lambda kv: kv[0])
         return "{" + ",".join(_string(k) + ":" + _value(v) for k, v in members) + "}"
     raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 
+def _refuse_lone_surrogates(value: Any) -> None:
+    """STDIO-11d before 11e: a lone surrogate anywhere in ``value``, key or string, fails
+    the encode with invalid_string before any number is written."""
+    if isinstance(value, str):
+        _string(value)
+    elif isinstance(value, list):
+        for item in value:
+            _refuse_lone_surrogates(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _string(key)
+            _refuse_lone_surrogates(item)
+
+
 def encode_message(message: Mapping[str, Any]) -> bytes:
     """One request (``id`` given) or notification as one line, LF included (STDIO-11)."""
+    _refuse_lone_surrogates(message.get("params"))
     parts = ['{"jsonrpc":"2.0"']
     if "id" in message:
         request_id = message["id"]

@@ -39,8 +39,9 @@ export function asId(value) {
 }
 
 /**
- * No lone surrogate in any string or key. Called only on a value outOfRange passed:
- * the depth limit (which bounds this walk too) and infinite numbers are outOfRange's.
+ * No lone surrogate in any string or key. A decoded value meets it only after
+ * outOfRange passed it: the depth limit (which bounds this walk too) and infinite numbers
+ * are outOfRange's. encodeMessage asks it of params before writing any number.
  * @param {unknown} value
  * @returns {boolean}
  */
@@ -275,9 +276,11 @@ const ESCAPES = { '"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n
 // eslint-disable-next-line no-control-regex
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\u2028\u2029]/g;
 
+const loneSurrogate = () => new EncodeError("invalid_string", "a lone surrogate cannot be UTF-8");
+
 /** @param {string} text */
 function writeString(text) {
-  if (!isWellFormed(text)) throw new EncodeError("invalid_string", "a lone surrogate cannot be UTF-8");
+  if (!isWellFormed(text)) throw loneSurrogate();
   return (
     '"' +
     text.replace(NEEDS_ESCAPE, (c) => ESCAPES[c] ?? "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0")) +
@@ -320,9 +323,7 @@ function writeValue(value) {
   }
   if (Array.isArray(value)) return "[" + value.map(writeValue).join(",") + "]";
   if (typeof value === "object") {
-    const keys = Object.keys(value);
-    for (const k of keys) writeString(k);
-    keys.sort(compareCodePoints);
+    const keys = Object.keys(value).sort(compareCodePoints);
     const obj = /** @type {Record<string, unknown>} */ (value);
     return "{" + keys.map((k) => writeString(k) + ":" + writeValue(obj[k])).join(",") + "}";
   }
@@ -335,6 +336,8 @@ function writeValue(value) {
  * @returns {string}
  */
 export function encodeMessage(message) {
+  // STDIO-11d before 11e: a lone surrogate anywhere in params, before any number.
+  if (!wellFormed(message.params)) throw loneSurrogate();
   let out = '{"jsonrpc":"2.0"';
   if (message.id !== undefined) out += ',"id":' + writeValue(message.id);
   out += ',"method":' + writeString(message.method);

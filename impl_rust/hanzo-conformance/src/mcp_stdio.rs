@@ -127,23 +127,47 @@ fn encode(input: &Value) -> Result<Value, CaseError> {
         .cloned()
         .unwrap_or_else(|| schema_invalid("encode needs a message"));
     if let Some(text) = input.get("params_json").and_then(Value::as_str) {
-        // A Rust string cannot hold a lone surrogate: serde_json refuses its escape,
-        // which is STDIO-11d's invalid_string; an overflowing number is invalid_number.
+        // A Rust string cannot hold a lone surrogate, so STDIO-11d is read off the text:
+        // it comes before any number (11e), wherever the two are in it.
+        if has_lone_surrogate_escape(text) {
+            let error = EncodeError::InvalidString;
+            return Err(CaseError::new(error.code(), error.to_string()));
+        }
         let params: Value = serde_json::from_str(text).map_err(|e| {
-            let error =
-                if e.to_string().contains("surrogate") || e.to_string().contains("hex escape") {
-                    EncodeError::InvalidString
-                } else if e.to_string().contains("number out of range") {
-                    EncodeError::InvalidNumber
-                } else {
-                    schema_invalid("params_json must be JSON")
-                };
+            let error = if e.to_string().contains("number out of range") {
+                EncodeError::InvalidNumber
+            } else {
+                schema_invalid("params_json must be JSON")
+            };
             CaseError::new(error.code(), e.to_string())
         })?;
         message["params"] = params;
     }
     let line = encode_message(&message).map_err(|e| CaseError::new(e.code(), e.to_string()))?;
     Ok(json!({ "line": line }))
+}
+
+/// Whether a JSON text has a `\u` escape of a surrogate that is not half of a pair.
+fn has_lone_surrogate_escape(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let escape_at = |at: usize| -> Option<u32> {
+        let hex = bytes.get(at..at + 6)?.strip_prefix(b"\\u")?;
+        u32::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
+    };
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at] != b'\\' {
+            at += 1;
+            continue;
+        }
+        match escape_at(at) {
+            Some(0xD800..=0xDBFF) if matches!(escape_at(at + 6), Some(0xDC00..=0xDFFF)) => at += 12,
+            Some(0xD800..=0xDFFF) => return true,
+            Some(_) => at += 6,
+            None => at += 2, // another escape: its second byte is never an escape's start
+        }
+    }
+    false
 }
 
 fn strings(value: Option<&Value>) -> Vec<String> {
