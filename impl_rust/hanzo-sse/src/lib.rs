@@ -128,6 +128,18 @@ struct SplitChar {
     len: usize,
 }
 
+impl SplitChar {
+    /// Hold `tail`, the start of a sequence cut by a chunk's end (empty if none).
+    #[inline]
+    fn hold(&mut self, tail: &[u8]) {
+        // Most chunks end with a whole character: no call that copies nothing.
+        if !tail.is_empty() {
+            self.bytes[..tail.len()].copy_from_slice(tail);
+        }
+        self.len = tail.len();
+    }
+}
+
 /// The code point dropped if it starts the next non-empty chunk. Empty chunks
 /// leave it alone (`SSE-1`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -276,8 +288,7 @@ impl SseFrameBuffer {
             return;
         };
         self.feed_scanned(text, frames);
-        self.split.bytes[..tail.len()].copy_from_slice(tail);
-        self.split.len = tail.len();
+        self.split.hold(tail);
     }
 
     /// The common one-byte chunks (chunks of single characters) with less work
@@ -383,8 +394,7 @@ impl SseFrameBuffer {
                     } else {
                         // A sequence cut by the end of the chunk: at most 3 bytes.
                         let tail = &chunk[valid..];
-                        self.split.bytes[..tail.len()].copy_from_slice(tail);
-                        self.split.len = tail.len();
+                        self.split.hold(tail);
                         return;
                     }
                 }
@@ -595,15 +605,18 @@ impl Block {
     /// here, the others in [`Self::line`] (same results).
     #[inline]
     fn line_at(&mut self, text: &str, at: usize, end: usize, frames: &mut Vec<SseFrame>) {
-        match &text.as_bytes()[at..end] {
-            [] => self.end_block(text, frames),
-            [b'd', b'a', b't', b'a', b':', value @ ..] => {
-                // Past the colon and one optional space (SSE-6), without a branch.
-                let start = at + 5 + usize::from(value.first() == Some(&b' '));
-                self.values.push((start, end));
-                self.touched = true;
-            }
-            _ => self.line(&text[at..end], Some(at), text, frames),
+        let bytes = text.as_bytes();
+        if at == end {
+            self.end_block(text, frames);
+        } else if bytes[at..].starts_with(b"data:") {
+            // `bytes[end]` ends the line, so a shorter line never matches and
+            // the prefix needs no length check; nor does the optional space
+            // past the colon (SSE-6), which is then without a branch.
+            let start = at + 5 + usize::from(bytes[at + 5] == b' ');
+            self.values.push((start, end));
+            self.touched = true;
+        } else {
+            self.line(&text[at..end], Some(at), text, frames);
         }
     }
 
