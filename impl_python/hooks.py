@@ -120,7 +120,7 @@ def _string(text: str) -> str:
     return "".join(out)
 
 
-def _number(value: float) -> str:
+def ecmascript_number(value: float) -> str:
     """ECMAScript Number::toString, from Python's shortest round-trip digits (repr)."""
     if not math.isfinite(value):
         raise ValueError("JSON has no NaN or Infinity")
@@ -152,9 +152,9 @@ def canonical_json(value: Any) -> str:
     if value is False:
         return "false"
     if isinstance(value, int):
-        return _number(float(value)) if abs(value) >= 10**21 else str(value)
+        return ecmascript_number(float(value)) if abs(value) >= 10**21 else str(value)
     if isinstance(value, float):
-        return _number(value)
+        return ecmascript_number(value)
     if isinstance(value, str):
         return _string(value)
     if isinstance(value, Mapping):

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from impl_python.config import McpServerConfig
 from impl_python.errors import HanzoError
+from impl_python.hooks import ecmascript_number
 from impl_python.mcp_names import McpNameError, build_tool_table
 
 __all__ = [
@@ -308,30 +309,6 @@ def _string(text: str) -> str:
     if _SURROGATE.search(text):
         raise EncodeError("a lone surrogate cannot be UTF-8", code="invalid_string")
     return '"' + _NEEDS_ESCAPE.sub(lambda m: _ESCAPES[m.group()], text) + '"'
-
-
-def ecmascript_number(value: float) -> str:
-    """``Number::toString`` of a finite binary64 (ECMA-262 §6.1.6.1.20)."""
-    if value == 0:
-        return "0"
-    sign = "-" if value < 0 else ""
-    mantissa, _, exp = repr(abs(value)).partition("e")
-    whole, _, frac = mantissa.partition(".")
-    digits = (whole + frac).lstrip("0")
-    point = len(whole) + int(exp or 0) - (len(whole + frac) - len((whole + frac).lstrip("0")))
-    digits = digits.rstrip("0")
-    k, n = len(digits), point
-    if k <= n <= 21:
-        text = digits + "0" * (n - k)
-    elif 0 < n <= 21:
-        text = digits[:n] + "." + digits[n:]
-    elif -6 < n <= 0:
-        text = "0." + "0" * -n + digits
-    else:
-        e = n - 1
-        e_text = ("+" if e >= 0 else "-") + str(abs(e))
-        text = digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + e_text
-    return sign + text
 
 
 def _number(value: int | float) -> str:
