@@ -41,7 +41,7 @@ export function asId(value) {
 /**
  * No lone surrogate in any string or key. A decoded value meets it only after
  * outOfRange passed it: the depth limit (which bounds this walk too) and infinite numbers
- * are outOfRange's. encodeMessage asks it of params before writing any number.
+ * are outOfRange's. encodeMessage asks it of the whole message before writing.
  * @param {unknown} value
  * @returns {boolean}
  */
@@ -276,11 +276,8 @@ const ESCAPES = { '"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n
 // eslint-disable-next-line no-control-regex
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\u2028\u2029]/g;
 
-const loneSurrogate = () => new EncodeError("invalid_string", "a lone surrogate cannot be UTF-8");
-
-/** @param {string} text */
+/** @param {string} text well-formed: encodeMessage checked the whole message first */
 function writeString(text) {
-  if (!isWellFormed(text)) throw loneSurrogate();
   return (
     '"' +
     text.replace(NEEDS_ESCAPE, (c) => ESCAPES[c] ?? "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0")) +
@@ -336,8 +333,8 @@ function writeValue(value) {
  * @returns {string}
  */
 export function encodeMessage(message) {
-  // STDIO-11d before 11e: a lone surrogate anywhere in params, before any number.
-  if (!wellFormed(message.params)) throw loneSurrogate();
+  // STDIO-11d before 11e: a lone surrogate anywhere in the message, before any number.
+  if (!wellFormed(message)) throw new EncodeError("invalid_string", "a lone surrogate cannot be UTF-8");
   let out = '{"jsonrpc":"2.0"';
   if (message.id !== undefined) out += ',"id":' + writeValue(message.id);
   out += ',"method":' + writeString(message.method);
