@@ -1,7 +1,9 @@
 //! One pass over a chunk that finds its line endings and its first non-ASCII
-//! byte (with `checked_utf8` in lib.rs, the crate's only unsafe code: SSE2
-//! loads on `x86_64`, where SSE2 is always present; other targets use the
-//! portable loop).
+//! byte, and the list of where its lines end (with `checked_utf8` and
+//! `Block::end_block` in lib.rs, the crate's only unsafe code: SIMD loads on
+//! `x86_64`, AVX2 where the CPU has it and SSE2, always present, where not;
+//! `popcnt` and `bmi1` for the list where the CPU has them; other targets use
+//! the portable loops).
 //!
 //! Why a pass of its own rather than `memchr`: a search for CR and LF set up
 //! again for every line costs more per line than the line's bytes on short
@@ -21,23 +23,35 @@ pub(crate) fn scan(bytes: &[u8], ends: &mut Vec<u64>) -> Option<usize> {
     ends.clear();
     ends.reserve(bytes.len().div_ceil(LANES));
     #[cfg(target_arch = "x86_64")]
-    if bytes.len() >= WIDE_MIN && std::is_x86_feature_detected!("avx2") {
-        let whole = bytes.len() / WIDE * WIDE;
-        let mut first_high = None;
-        let mut after_cr = 0;
-        for (base, piece) in (0..).step_by(WIDE).zip(bytes[..whole].chunks_exact(WIDE)) {
-            let piece: &[u8; WIDE] = piece.try_into().unwrap_or(&[0; WIDE]);
-            let mut masks = [0; WIDE / LANES];
-            // SAFETY: the CPU has AVX2, just checked.
-            let high =
-                unsafe { wide_masks(piece, &mut masks, &mut after_cr, first_high.is_none()) };
-            ends.extend_from_slice(&masks);
-            first_high = first_high.or(high.map(|at| base + at));
-        }
-        let rest_high = scan_narrow(&bytes[whole..], ends, after_cr, first_high.is_none());
-        return first_high.or(rest_high.map(|at| whole + at));
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, just checked.
+        return unsafe { scan_avx2(bytes, ends) };
     }
-    scan_narrow(bytes, ends, 0, true)
+    scan_blocks(bytes, ends, 0, true, block_masks)
+}
+
+/// [`scan`] with AVX2's 32-byte compares: a long chunk 256 bytes per call of
+/// [`wide_masks`], the rest (and a short chunk) 64 bytes at a time.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn scan_avx2(bytes: &[u8], ends: &mut Vec<u64>) -> Option<usize> {
+    // SAFETY (of each call): this function runs only where the CPU has AVX2.
+    let masks = |block: &[u8; LANES], want_high| unsafe { avx2_block_masks(block, want_high) };
+    if bytes.len() < WIDE_MIN {
+        return scan_blocks(bytes, ends, 0, true, masks);
+    }
+    let whole = bytes.len() / WIDE * WIDE;
+    let mut first_high = None;
+    let mut after_cr = 0;
+    for (base, piece) in (0..).step_by(WIDE).zip(bytes[..whole].chunks_exact(WIDE)) {
+        let piece: &[u8; WIDE] = piece.try_into().unwrap_or(&[0; WIDE]);
+        let mut masks = [0; WIDE / LANES];
+        let high = wide_masks(piece, &mut masks, &mut after_cr, first_high.is_none());
+        ends.extend_from_slice(&masks);
+        first_high = first_high.or(high.map(|at| base + at));
+    }
+    let rest_high = scan_blocks(&bytes[whole..], ends, after_cr, first_high.is_none(), masks);
+    first_high.or(rest_high.map(|at| whole + at))
 }
 
 /// The line endings of one block (as in [`scan`]), given its CR and LF
@@ -58,14 +72,50 @@ fn line_ends(cr: u64, lf: u64, after_cr: &mut u64) -> u64 {
 /// many or not (the extra ones are overwritten or left past `n`), so that the
 /// number of lines in a block, which varies at random, costs no branch.
 pub(crate) fn end_positions(ends: &[u64], at: &mut Vec<usize>) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("popcnt") && std::is_x86_feature_detected!("bmi1") {
+        // SAFETY: the CPU has both, just checked.
+        return unsafe { end_positions_popcnt(ends, at) };
+    }
+    end_positions_counted(ends, at)
+}
+
+/// [`end_positions`] where the CPU counts a mask's bits in one instruction
+/// (and clears its lowest set bit in one).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1")]
+unsafe fn end_positions_popcnt(ends: &[u64], at: &mut Vec<usize>) -> usize {
+    let mut filled = 0;
+    for (base, &mask) in (0..).step_by(LANES).zip(ends) {
+        if at.len() < filled + LANES + UNROLLED {
+            at.resize(filled + LANES + UNROLLED, 0);
+        }
+        let mut rest = mask;
+        for slot in &mut at[filled..filled + UNROLLED] {
+            *slot = base + rest.trailing_zeros() as usize;
+            rest &= rest.wrapping_sub(1);
+        }
+        let mut next = filled + UNROLLED;
+        while rest != 0 {
+            at[next] = base + rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            next += 1;
+        }
+        filled += mask.count_ones() as usize;
+    }
+    filled
+}
+
+/// [`end_positions`] on any CPU: each mask's lines counted as they are
+/// written (on baseline `x86_64`, `count_ones` is no single instruction but
+/// a dozen).
+fn end_positions_counted(ends: &[u64], at: &mut Vec<usize>) -> usize {
     let mut filled = 0;
     for (base, &mask) in (0..).step_by(LANES).zip(ends) {
         if at.len() < filled + LANES + UNROLLED {
             at.resize(filled + LANES + UNROLLED, 0);
         }
         let mut mask = mask;
-        // Counted as they are written: on baseline x86_64 `count_ones` is no
-        // single instruction but a dozen.
         let mut next = filled;
         for slot in &mut at[filled..filled + UNROLLED] {
             *slot = base + mask.trailing_zeros() as usize;
@@ -84,11 +134,22 @@ pub(crate) fn end_positions(ends: &[u64], at: &mut Vec<usize>) -> usize {
 
 /// How many positions of a mask [`end_positions`] writes without a branch:
 /// more lines than this in 64 bytes are rare.
-const UNROLLED: usize = 4;
+const UNROLLED: usize = 3;
 
-/// [`scan`] 16 bytes at a time, appending to `ends`; `after_cr` is 1 if the
-/// byte before `bytes` is a CR; looks for a non-ASCII byte only if `want_high`.
-fn scan_narrow(bytes: &[u8], ends: &mut Vec<u64>, after_cr: u64, want_high: bool) -> Option<usize> {
+/// [`scan`] one block at a time with `block_masks`, appending to `ends`;
+/// `after_cr` is 1 if the byte before `bytes` is a CR; looks for a non-ASCII
+/// byte only if `want_high`. Inlined, so that `block_masks` is compiled with
+/// the target features of its caller.
+// Always: each caller must get its own copy, compiled with its target features.
+#[allow(clippy::inline_always)]
+#[inline(always)]
+fn scan_blocks(
+    bytes: &[u8],
+    ends: &mut Vec<u64>,
+    after_cr: u64,
+    want_high: bool,
+    block_masks: impl Fn(&[u8; LANES], bool) -> (u64, u64, u64),
+) -> Option<usize> {
     let mut first_high = None;
     let mut want_high = want_high;
     let mut after_cr = after_cr;
@@ -231,6 +292,33 @@ fn block_masks(block: &[u8; LANES], want_high: bool) -> (u64, u64, u64) {
     }
 }
 
+/// [`block_masks`] with AVX2: two 32-byte halves.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+// `_mm256_loadu_si256` reads unaligned memory; a mask of 32 bytes has 32 bits.
+#[allow(clippy::cast_ptr_alignment, clippy::cast_sign_loss)]
+unsafe fn avx2_block_masks(block: &[u8; LANES], want_high: bool) -> (u64, u64, u64) {
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_set1_epi8,
+    };
+    // SAFETY: the caller has AVX2; the two unaligned loads read bytes 0..64
+    // of `block`, which is 64 bytes long.
+    let at = block.as_ptr().cast::<__m256i>();
+    let (low, high) = (_mm256_loadu_si256(at), _mm256_loadu_si256(at.add(1)));
+    let lf = _mm256_set1_epi8(0x0A);
+    let cr = _mm256_set1_epi8(0x0D);
+    let bits = |half| u64::from(_mm256_movemask_epi8(half) as u32);
+    let cr_bits = bits(_mm256_cmpeq_epi8(low, cr)) | bits(_mm256_cmpeq_epi8(high, cr)) << 32;
+    let lf_bits = bits(_mm256_cmpeq_epi8(low, lf)) | bits(_mm256_cmpeq_epi8(high, lf)) << 32;
+    let non_ascii = if want_high {
+        bits(low) | bits(high) << 32
+    } else {
+        0
+    };
+    (cr_bits, lf_bits, non_ascii)
+}
+
 /// The portable [`block_masks`]; built on every target, so that a test holds the SSE2 one to it.
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline]
@@ -274,8 +362,9 @@ mod tests {
         }
     }
 
-    /// The block masks of the target (SSE2 on `x86_64`) and the portable ones agree
-    /// on random blocks, with and without the non-ASCII mask.
+    /// The block masks of the target (SSE2 on `x86_64`), AVX2's where the CPU
+    /// has it, and the portable ones agree on random blocks, with and without
+    /// the non-ASCII mask.
     #[test]
     fn block_masks_match_the_portable_ones() {
         let mut next = crate::xorshift32(0x85eb_ca6b);
@@ -294,17 +383,25 @@ mod tests {
                 }
             });
             for want_high in [true, false] {
+                let portable = portable_block_masks(&block, want_high);
                 assert_eq!(
                     block_masks(&block, want_high),
-                    portable_block_masks(&block, want_high),
+                    portable,
                     "{block:?} want_high={want_high}"
                 );
+                #[cfg(target_arch = "x86_64")]
+                if std::is_x86_feature_detected!("avx2") {
+                    // SAFETY: the CPU has AVX2, just checked.
+                    let avx2 = unsafe { avx2_block_masks(&block, want_high) };
+                    assert_eq!(avx2, portable, "AVX2: {block:?} want_high={want_high}");
+                }
             }
         }
     }
 
     /// The masks and the first non-ASCII byte agree with a byte-by-byte search
-    /// at every length and offset around the block size (CRLFs across blocks too).
+    /// at every length and offset around the block size (CRLFs across blocks
+    /// too), on the CPU's path and the baseline one.
     #[test]
     fn scan_matches_a_byte_by_byte_search() {
         let mut next = crate::xorshift32(0x9e37_79b9);
@@ -328,7 +425,11 @@ mod tests {
                         }
                     })
                     .collect();
+                // The baseline blocks too, which `scan` skips where the CPU has AVX2.
+                let mut baseline = Vec::new();
+                let baseline_high = scan_blocks(&bytes, &mut baseline, 0, true, block_masks);
                 let first_high = scan(&bytes, &mut ends);
+                assert_eq!((&baseline, baseline_high), (&ends, first_high), "{bytes:?}");
                 assert_eq!(
                     first_high,
                     bytes.iter().position(|&b| b >= 0x80),
@@ -345,6 +446,35 @@ mod tests {
                 let set: u32 = ends.iter().map(|m| m.count_ones()).sum();
                 assert_eq!(set as usize, (0..len).filter(|&i| is_end(i)).count());
             }
+        }
+    }
+
+    /// Both ways of listing the set bits agree with a bit-by-bit listing, on
+    /// masks with no, few, more than [`UNROLLED`] and all bits set, and on an
+    /// `at` that starts too short or long with leftovers.
+    #[test]
+    fn end_positions_list_every_set_bit_in_order() {
+        let mut next = crate::xorshift32(0x2545_f491);
+        let mut random = || u64::from(next()) << 32 | u64::from(next());
+        for round in 0..500 {
+            let ends: Vec<u64> = (0..round % 9)
+                .map(|k| match (round + k) % 6 {
+                    0 => 0,
+                    1 => u64::MAX,
+                    2 => 1 << 63 | 1,
+                    3 => random() & random() & random(),
+                    _ => random(),
+                })
+                .collect();
+            let want: Vec<usize> = (0..ends.len() * LANES)
+                .filter(|&i| ends[i / LANES] >> (i % LANES) & 1 == 1)
+                .collect();
+            let mut counted = vec![usize::MAX; round % 3 * 100];
+            let n = end_positions_counted(&ends, &mut counted);
+            assert_eq!(&counted[..n], want, "counted, {ends:x?}");
+            let mut dispatched = vec![7; round % 2 * 70];
+            let n = end_positions(&ends, &mut dispatched);
+            assert_eq!(&dispatched[..n], want, "end_positions, {ends:x?}");
         }
     }
 }
