@@ -456,23 +456,30 @@ mod tests {
     fn end_positions_list_every_set_bit_in_order() {
         let mut next = crate::xorshift32(0x2545_f491);
         let mut random = || u64::from(next()) << 32 | u64::from(next());
+        // A full mask right after 38 endings, with `at` 62 slots past them:
+        // it needs 64.
+        let mut cases = vec![vec![(1 << 38) - 1, u64::MAX]];
         for round in 0..500 {
-            let ends: Vec<u64> = (0..round % 9)
-                .map(|k| match (round + k) % 6 {
-                    0 => 0,
-                    1 => u64::MAX,
-                    2 => 1 << 63 | 1,
-                    3 => random() & random() & random(),
-                    _ => random(),
-                })
-                .collect();
+            cases.push(
+                (0..round % 9)
+                    .map(|k| match (round + k) % 6 {
+                        0 => 0,
+                        1 => u64::MAX,
+                        2 => 1 << 63 | 1,
+                        3 => random() & random() & random(),
+                        _ => random(),
+                    })
+                    .collect(),
+            );
+        }
+        for (round, ends) in cases.into_iter().enumerate() {
             let want: Vec<usize> = (0..ends.len() * LANES)
                 .filter(|&i| ends[i / LANES] >> (i % LANES) & 1 == 1)
                 .collect();
-            let mut counted = vec![usize::MAX; round % 3 * 100];
+            let mut counted = vec![usize::MAX; (round + 1) % 3 * 100];
             let n = end_positions_counted(&ends, &mut counted);
             assert_eq!(&counted[..n], want, "counted, {ends:x?}");
-            let mut dispatched = vec![7; round % 2 * 70];
+            let mut dispatched = vec![7; (round + 1) % 3 * 100];
             let n = end_positions(&ends, &mut dispatched);
             assert_eq!(&dispatched[..n], want, "end_positions, {ends:x?}");
         }
