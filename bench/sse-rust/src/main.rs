@@ -399,8 +399,8 @@ fn run_memchr_lf(chunks: &[&[u8]]) -> Counts {
     }
 }
 
-/// `hanzo-sse` driven through its plain `feed` (a new `Vec` per chunk), as a
-/// caller of `feed(bytes)` pays it.
+/// `hanzo-sse` driven through its plain `feed` (its frames moved out of a `Vec`
+/// it keeps), as a caller of `feed(bytes)` pays it.
 fn run_hanzo_feed(chunks: &[&[u8]], size: DataSize) -> Counts {
     let mut parser = SseFrameBuffer::new();
     let mut counts = Counts { frames: 0, data: 0 };
