@@ -1,5 +1,7 @@
 //! `sse-frames`: feed the bytes of `input.chunks` to one fresh [`hanzo_sse::SseFrameBuffer`].
 
+use std::borrow::Cow;
+
 use hanzo_sse::{SseFrame, SseFrameBuffer};
 use serde_json::{json, Map, Value};
 
@@ -25,12 +27,12 @@ pub fn run(input: &Value) -> Result<Value, CaseError> {
         let chunk = chunk
             .as_str()
             .unwrap_or_else(|| schema_invalid("input.chunks must hold strings"));
-        let fed = if as_bytes {
-            buffer.feed(&latin1_bytes(chunk))
+        let bytes = if as_bytes {
+            Cow::Owned(latin1_bytes(chunk))
         } else {
-            buffer.feed(chunk.as_bytes())
+            Cow::Borrowed(chunk.as_bytes())
         };
-        frames.extend(fed.map(frame_json));
+        frames.extend(buffer.feed(&bytes).map(frame_json));
     }
     Ok(json!({ "frames": frames }))
 }

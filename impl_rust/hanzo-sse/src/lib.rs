@@ -16,13 +16,16 @@
 //! frame's data copied once into its exact allocation, the values before a
 //! chunk boundary once more into the block) and of a non-`data` line cut by
 //! a chunk boundary. Event names are shared between the
-//! frames that repeat them, and the `Vec` of frames is reused from call to call.
+//! frames that repeat them, the `Vec` of frames is reused from call to call,
+//! and [`SseFrameBuffer::feed`] interprets a chunk a few frames ahead of its
+//! caller, so that a chunk of hundreds of frames does not hold hundreds of
+//! allocations at once.
 //!
 //! ```
 //! use hanzo_sse::{SseFrame, SseFrameBuffer};
 //!
 //! let mut buffer = SseFrameBuffer::new();
-//! assert_eq!(buffer.feed(b"event: greet\r\ndata: hel\xE2\x82").len(), 0);
+//! assert_eq!(buffer.feed(b"event: greet\r\ndata: hel\xE2\x82").count(), 0);
 //! let frames: Vec<SseFrame> = buffer.feed(b"\xACo\r\n\r\n").collect();
 //! assert_eq!(
 //!     frames,
@@ -35,7 +38,7 @@
 //! );
 //! ```
 
-use std::{iter::FusedIterator, mem, str, sync::Arc};
+use std::{iter::FusedIterator, marker::PhantomData, mem, slice, str, sync::Arc};
 
 mod scan;
 
@@ -67,12 +70,21 @@ pub struct SseFrame {
 /// The frames one call to [`SseFrameBuffer::feed`] completed, in order: an
 /// iterator that moves them out of the buffer. Frames not taken are dropped
 /// with it.
+///
+/// A chunk's lines are interpreted a few frames ahead of the caller
+/// (eight), so that the caller frees each frame's data before many
+/// more are allocated: the allocator then reuses the same few blocks instead
+/// of taking its slow paths for hundreds of frames per chunk. Dropping the
+/// iterator interprets the lines left (the stream's state needs them);
+/// leaking it (`mem::forget`) loses them.
 #[derive(Debug)]
 pub struct Frames<'a> {
-    /// The frames not taken yet, the last first, so that taking one is a `pop`
-    /// (and dropping the iterator is a `clear`, which costs nothing when empty,
-    /// as it is after most one-byte chunks).
-    reversed: &'a mut Vec<SseFrame>,
+    /// `None` after a chunk that completed no line (a one-byte chunk, most
+    /// often): the caller's loop then folds away where `feed` is inlined.
+    buffer: Option<&'a mut SseFrameBuffer>,
+    /// The chunk [`SseFrameBuffer::rest`] points into, borrowed for as long as
+    /// this iterator lives.
+    chunk: PhantomData<&'a [u8]>,
 }
 
 impl Iterator for Frames<'_> {
@@ -80,23 +92,66 @@ impl Iterator for Frames<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<SseFrame> {
-        self.reversed.pop()
+        let buffer = self.buffer.as_deref_mut()?;
+        // Before the `pop`, not after it: a frame held across the call would
+        // be copied to the stack on every path.
+        if buffer.frames.is_empty() {
+            if buffer.rest.is_empty() {
+                return None;
+            }
+            buffer.resume(FRAMES_AHEAD);
+        }
+        buffer.frames.pop()
     }
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.reversed.len(), Some(self.reversed.len()))
+        self.buffer.as_deref().map_or((0, Some(0)), |buffer| {
+            let ready = buffer.frames.len();
+            (ready, buffer.rest.is_empty().then_some(ready))
+        })
     }
 }
-
-impl ExactSizeIterator for Frames<'_> {}
 
 impl FusedIterator for Frames<'_> {}
 
 impl Drop for Frames<'_> {
     #[inline]
     fn drop(&mut self) {
-        self.reversed.clear();
+        // Known empty after a `next` that returned `None`: a caller that takes
+        // every frame pays nothing here.
+        if let Some(buffer) = self.buffer.as_deref_mut() {
+            if !(buffer.frames.is_empty() && buffer.rest.is_empty()) {
+                buffer.finish();
+            }
+        }
+    }
+}
+
+/// How many frames [`Frames`] interprets ahead of its caller (see there):
+/// few enough for the allocator's per-thread cache, enough that pausing costs
+/// little per frame.
+const FRAMES_AHEAD: usize = 8;
+
+/// Where [`SseFrameBuffer::feed`] paused in its chunk's text: the complete
+/// lines not interpreted yet. An address, not a reference, so that the buffer
+/// needs no lifetime; only [`Frames`], which borrows the chunk, reads it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Rest {
+    /// The text's address and length.
+    text: usize,
+    len: usize,
+    /// Where the next line starts.
+    start: usize,
+    /// The next line's index in [`SseFrameBuffer::end_at`], and how many lines end there.
+    line: usize,
+    lines: usize,
+}
+
+impl Rest {
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.lines == 0
     }
 }
 
@@ -118,6 +173,8 @@ pub struct SseFrameBuffer {
     end_at: Vec<usize>,
     /// The frames [`Self::feed`] returns (see [`Frames`]); reused.
     frames: Vec<SseFrame>,
+    /// The lines of the chunk [`Self::feed`] paused in (see [`Frames`]).
+    rest: Rest,
 }
 
 /// The first 1 to 3 bytes of a UTF-8 sequence whose other bytes have not been fed yet.
@@ -218,16 +275,20 @@ impl SseFrameBuffer {
     /// Feed the next chunk of the stream; returns the frames it completes, in order.
     ///
     /// The frames are moved out of a `Vec` the buffer keeps from call to call,
-    /// so a stream's chunks allocate no `Vec` of their own.
+    /// so a stream's chunks allocate no `Vec` of their own, and the chunk's
+    /// lines are interpreted a few frames ahead of the caller (see [`Frames`]),
+    /// which is why the iterator borrows the chunk.
     #[inline]
-    pub fn feed(&mut self, chunk: &[u8]) -> Frames<'_> {
-        // Empty unless the last call's `Frames` was leaked.
-        self.frames.clear();
-        if !matches!(chunk, &[byte] if self.feed_byte(byte)) {
+    pub fn feed<'a>(&'a mut self, chunk: &'a [u8]) -> Frames<'a> {
+        let buffer = if matches!(chunk, &[byte] if self.feed_byte(byte)) {
+            None
+        } else {
             self.feed_frames(chunk);
-        }
+            Some(self)
+        };
         Frames {
-            reversed: &mut self.frames,
+            buffer,
+            chunk: PhantomData,
         }
     }
 
@@ -251,17 +312,21 @@ impl SseFrameBuffer {
                 return;
             }
         }
-        self.feed_chunk(chunk, frames);
+        self.feed_chunk(chunk, frames, usize::MAX);
     }
 
-    /// [`Self::feed`] past the one-byte path, into [`Self::frames`], reversed.
+    /// [`Self::feed`] past the one-byte path, into [`Self::frames`], reversed:
+    /// the first [`FRAMES_AHEAD`] frames, the rest of the chunk left in [`Self::rest`].
     fn feed_frames(&mut self, chunk: &[u8]) {
+        // What a leaked `Frames` left: its frames, and its pause (whose chunk may be gone).
+        self.frames.clear();
+        self.rest.lines = 0;
         let mut frames = mem::take(&mut self.frames);
         if frames.capacity() > KEEP_FRAMES {
             // A burst of frames (one huge chunk) is not kept for the rest of the stream.
             frames = Vec::new();
         }
-        self.feed_chunk(chunk, &mut frames);
+        self.feed_chunk(chunk, &mut frames, FRAMES_AHEAD);
         frames.reverse();
         self.frames = frames;
     }
@@ -270,8 +335,9 @@ impl SseFrameBuffer {
     /// its line endings and its first non-ASCII byte, and only the part from
     /// that byte on is validated as UTF-8. A character cut by the chunk's end
     /// is held for the next chunk; anything else not valid goes to
-    /// [`Self::feed_lossy`].
-    fn feed_chunk(&mut self, chunk: &[u8], frames: &mut Vec<SseFrame>) {
+    /// [`Self::feed_lossy`]. Pauses once `limit` frames are in `frames` (see
+    /// [`Self::interpret`]); the lossy path never does.
+    fn feed_chunk(&mut self, chunk: &[u8], frames: &mut Vec<SseFrame>, limit: usize) {
         if self.split.len > 0 {
             self.feed_lossy(chunk, frames);
             return;
@@ -287,7 +353,7 @@ impl SseFrameBuffer {
             self.feed_lossy(chunk, frames);
             return;
         };
-        self.feed_scanned(text, frames);
+        self.feed_scanned(text, frames, limit);
         self.split.hold(tail);
     }
 
@@ -374,7 +440,7 @@ impl SseFrameBuffer {
             }
             // The rest is like any chunk (and usually valid).
             if !chunk.is_empty() {
-                self.feed_chunk(chunk, frames);
+                self.feed_chunk(chunk, frames, usize::MAX);
             }
             return;
         }
@@ -424,18 +490,49 @@ impl SseFrameBuffer {
         }
     }
 
+    /// Interpret the lines [`Self::rest`] points to until `limit` frames are
+    /// ready in [`Self::frames`] (reversed, as [`Self::feed_frames`] leaves
+    /// them); called by [`Frames`] only, which borrows the chunk.
+    #[allow(unsafe_code)] // the chunk `rest` points into; see SAFETY
+    fn resume(&mut self, limit: usize) {
+        let rest = mem::take(&mut self.rest);
+        // SAFETY: `rest` is not empty, so it was set by the `feed` call that
+        // returned the calling `Frames` (`feed_frames` empties it first), from a `&str`
+        // into the chunk that call borrowed for that iterator's lifetime: the
+        // bytes are alive, unchanged, and valid UTF-8.
+        let text = unsafe {
+            str::from_utf8_unchecked(slice::from_raw_parts(rest.text as *const u8, rest.len))
+        };
+        let mut frames = mem::take(&mut self.frames);
+        self.interpret(text, rest.start, rest.line, rest.lines, &mut frames, limit);
+        frames.reverse();
+        self.frames = frames;
+    }
+
+    /// Drop the frames [`Frames`] left, and interpret the chunk's lines left
+    /// (dropping the frames they complete).
+    #[cold]
+    fn finish(&mut self) {
+        self.frames.clear();
+        if !self.rest.is_empty() {
+            self.resume(usize::MAX);
+            self.frames.clear();
+        }
+    }
+
     /// Parse decoded text that has not been scanned.
     fn feed_text(&mut self, text: &str, frames: &mut Vec<SseFrame>) {
         scan(text.as_bytes(), &mut self.ends);
-        self.feed_scanned(text, frames);
+        self.feed_scanned(text, frames, usize::MAX);
     }
 
     /// Parse decoded text (`SSE-2` to `SSE-9`) whose line endings [`scan`] has
-    /// put in [`Self::ends`], appending the frames it completes.
+    /// put in [`Self::ends`], appending the frames it completes (up to
+    /// `limit`, see [`Self::interpret`]).
     ///
     /// Every line is interpreted in place in `chunk`; only a line cut by the
     /// end of the chunk is copied, into [`Self::pending`].
-    fn feed_scanned(&mut self, chunk: &str, frames: &mut Vec<SseFrame>) {
+    fn feed_scanned(&mut self, chunk: &str, frames: &mut Vec<SseFrame>, limit: usize) {
         let bytes = chunk.as_bytes();
         let Some(&first) = bytes.first() else {
             return;
@@ -458,14 +555,41 @@ impl SseFrameBuffer {
             Skip::Nothing
         };
         let lines_ended = end_positions(&self.ends, &mut self.end_at);
-        let start = lines(
+        self.interpret(chunk, start, 0, lines_ended, frames, limit);
+    }
+
+    /// Interpret the complete lines of `chunk` from the one at index `line` of
+    /// [`Self::end_at`] (starting at `start`) to `lines`, and keep its
+    /// incomplete last line. Once `limit` frames are in `frames` it pauses
+    /// instead, at the next line, which [`Self::rest`] then points to.
+    fn interpret(
+        &mut self,
+        chunk: &str,
+        start: usize,
+        line: usize,
+        lines_ended: usize,
+        frames: &mut Vec<SseFrame>,
+        limit: usize,
+    ) {
+        let (start, line) = lines(
             chunk,
-            start,
+            (start, line),
             &self.end_at[..lines_ended],
             &mut self.pending,
             &mut self.block,
             frames,
+            limit,
         );
+        if line < lines_ended {
+            self.rest = Rest {
+                text: chunk.as_ptr() as usize,
+                len: chunk.len(),
+                start,
+                line,
+                lines: lines_ended,
+            };
+            return;
+        }
         // The ranges in `values` are of this text, which the next call does not see.
         self.block.keep_values(chunk);
         if let Some(rest) = chunk.get(start..) {
@@ -477,25 +601,29 @@ impl SseFrameBuffer {
     }
 }
 
-/// Interpret the complete lines of `chunk` from `start`, given where they end
-/// (`ends`, from [`scan`]); returns where its incomplete last line starts. A
-/// line completed here whose start is in `pending` is joined there.
+/// Interpret the complete lines of `chunk` from `at`, where one starts and
+/// its index in `ends` (where they end, from [`scan`]), until `limit` frames
+/// are in `frames`; returns where the next line starts and its index (past
+/// the last: where the incomplete last line starts). A line completed here
+/// whose start is in `pending` is joined there.
 #[inline]
 fn lines(
     chunk: &str,
-    mut start: usize,
+    at: (usize, usize),
     ends: &[usize],
     pending: &mut String,
     block: &mut Block,
     frames: &mut Vec<SseFrame>,
-) -> usize {
+    limit: usize,
+) -> (usize, usize) {
     let bytes = chunk.as_bytes();
-    let mut ends = ends.iter();
-    if !pending.is_empty() || block.open {
+    let (mut start, mut line) = at;
+    if line == 0 && (!pending.is_empty() || block.open) {
         // Only the first line can have begun in an earlier chunk.
-        let Some(&end) = ends.next() else {
-            return start;
+        let Some(&end) = ends.first() else {
+            return (start, 0);
         };
+        line = 1;
         // CR and LF are ASCII, so every index here is a char boundary.
         if block.open {
             block.close_value(&chunk[start..end]);
@@ -507,12 +635,16 @@ fn lines(
         }
         start = after_ending(bytes, end);
     }
-    for &end in ends {
+    let mut rest = ends[line..].iter();
+    for &end in rest.by_ref() {
         let at = start;
         start = after_ending(bytes, end);
-        block.line_at(chunk, at, end, frames);
+        // Only a blank line adds a frame.
+        if block.line_at(chunk, at, end, frames) && frames.len() >= limit {
+            break;
+        }
     }
-    start
+    (start, ends.len() - rest.len())
 }
 
 /// Where the line after the one whose ending is at `end` starts: past its
@@ -602,13 +734,16 @@ const BOM: &[u8] = "\u{feff}".as_bytes();
 
 impl Block {
     /// Interpret the complete line `text[at..end]`: blank and `data:` lines
-    /// here, the others in [`Self::line`] (same results).
+    /// here, the others in [`Self::line`] (same results). Returns whether it
+    /// was blank.
     #[inline]
-    fn line_at(&mut self, text: &str, at: usize, end: usize, frames: &mut Vec<SseFrame>) {
+    fn line_at(&mut self, text: &str, at: usize, end: usize, frames: &mut Vec<SseFrame>) -> bool {
         let bytes = text.as_bytes();
         if at == end {
             self.end_block(text, frames);
-        } else if bytes[at..].starts_with(b"data:") {
+            return true;
+        }
+        if bytes[at..].starts_with(b"data:") {
             // `bytes[end]` ends the line, so a shorter line never matches and
             // the prefix needs no length check; nor does the optional space
             // past the colon (SSE-6), which is then without a branch.
@@ -618,6 +753,7 @@ impl Block {
         } else {
             self.line(&text[at..end], Some(at), text, frames);
         }
+        false
     }
 
     /// A blank line: dispatch the block, if any field was accepted, and reset
@@ -840,6 +976,7 @@ pub(crate) fn xorshift32(mut state: u32) -> impl FnMut() -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fmt::Write;
 
     fn frame(data: &str) -> SseFrame {
         SseFrame {
@@ -979,12 +1116,79 @@ mod tests {
     fn frames_not_taken_are_dropped() {
         let mut buffer = SseFrameBuffer::new();
         let mut frames = buffer.feed(b"data: a\n\ndata: b\n\ndata: c\n\n");
-        assert_eq!(frames.len(), 3);
+        assert_eq!(frames.size_hint(), (3, Some(3)));
         assert_eq!(frames.next(), Some(frame("a")));
         drop(frames);
         mem::forget(buffer.feed(b"data: d\n\n"));
         let frames: Vec<SseFrame> = buffer.feed(b"data: e\n\ndata: f\n\n").collect();
         assert_eq!(frames, vec![frame("e"), frame("f")]);
+    }
+
+    /// A chunk of many frames: `feed` interprets it a few frames ahead of the
+    /// caller, and yields what `feed_into` appends, whether the caller takes
+    /// every frame or stops early (the lines left are interpreted when the
+    /// iterator drops, so the stream goes on as if all were taken).
+    #[test]
+    fn frames_are_interpreted_ahead_of_the_caller_with_the_same_result() {
+        let mut stream = String::new();
+        for i in 0..40 {
+            write!(stream, "event: e{}\ndata: {i}\nid: {i}\n\n", i % 3).unwrap();
+        }
+        stream.push_str("event: last\ndata: cut");
+        let (first, second) = (stream.as_bytes(), &b" here\n\ndata: after\n\n"[..]);
+        let mut want = Vec::new();
+        let mut by_feed_into = SseFrameBuffer::new();
+        by_feed_into.feed_into(first, &mut want);
+        by_feed_into.feed_into(second, &mut want);
+        assert_eq!(want.len(), 42);
+
+        let mut buffer = SseFrameBuffer::new();
+        let mut frames = buffer.feed(first);
+        let (ready, most) = frames.size_hint();
+        assert!(
+            ready == FRAMES_AHEAD && most.is_none(),
+            "{:?}",
+            frames.size_hint()
+        );
+        let mut got: Vec<SseFrame> = frames.by_ref().collect();
+        assert_eq!(frames.size_hint(), (0, Some(0)));
+        drop(frames);
+        got.extend(buffer.feed(second));
+        assert_eq!(got, want);
+
+        for taken in [0, 1, FRAMES_AHEAD - 1, FRAMES_AHEAD, FRAMES_AHEAD + 1, 39] {
+            let mut buffer = SseFrameBuffer::new();
+            let got: Vec<SseFrame> = buffer.feed(first).take(taken).collect();
+            assert_eq!(got, want[..taken], "{taken} taken");
+            let after: Vec<SseFrame> = buffer.feed(second).collect();
+            assert_eq!(after, want[40..], "after {taken} taken");
+        }
+    }
+
+    /// An iterator leaked while its chunk's lines are only partly interpreted
+    /// loses those lines, nothing else: the next chunk reads no freed memory
+    /// and the stream goes on (from the state the pause left).
+    #[test]
+    fn a_leaked_pause_loses_the_rest_of_its_chunk_only() {
+        let chunk: Vec<u8> = (0..20)
+            .flat_map(|i| format!("data: {i}\n\n").into_bytes())
+            .collect();
+        let mut buffer = SseFrameBuffer::new();
+        let mut frames = buffer.feed(&chunk);
+        assert_eq!(frames.next(), Some(frame("0")));
+        mem::forget(frames);
+        drop(chunk);
+        let after: Vec<SseFrame> = buffer.feed(b"data: z\n\n").collect();
+        assert_eq!(after, vec![frame("z")]);
+        // A one-byte chunk after a leak takes nothing the leak left.
+        let mut buffer = SseFrameBuffer::new();
+        let chunk: Vec<u8> = (0..20)
+            .flat_map(|i| format!("data: {i}\n\n").into_bytes())
+            .collect();
+        mem::forget(buffer.feed(&chunk));
+        assert_eq!(buffer.feed(b"x").next(), None);
+        let after: Vec<SseFrame> = buffer.feed(b"\n\ndata: y\n\n").collect();
+        assert_eq!(after.last(), Some(&frame("y")));
     }
 
     #[test]
@@ -1134,13 +1338,13 @@ mod tests {
     #[test]
     fn a_cut_data_line_is_held_as_an_open_value() {
         let mut buffer = SseFrameBuffer::new();
-        assert_eq!(buffer.feed(b"data: a").len(), 0);
+        assert_eq!(buffer.feed(b"data: a").count(), 0);
         assert!(buffer.block.open);
         assert_eq!(
             (buffer.block.data.as_str(), buffer.pending.as_str()),
             ("a", "")
         );
-        assert_eq!(buffer.feed(b"data:b").len(), 0);
+        assert_eq!(buffer.feed(b"data:b").count(), 0);
         assert_eq!(
             (buffer.block.data.as_str(), buffer.pending.as_str()),
             ("adata:b", "")
@@ -1153,9 +1357,9 @@ mod tests {
     fn long_line_one_char_at_a_time_is_linear() {
         // 200k chunks of one char: a quadratic buffer would take minutes.
         let mut buffer = SseFrameBuffer::new();
-        assert_eq!(buffer.feed(b"data: ").len(), 0);
+        assert_eq!(buffer.feed(b"data: ").count(), 0);
         for _ in 0..200_000 {
-            assert_eq!(buffer.feed(b"x").len(), 0);
+            assert_eq!(buffer.feed(b"x").count(), 0);
         }
         let frames: Vec<SseFrame> = buffer.feed(b"\n\n").collect();
         assert_eq!(frames.len(), 1);
