@@ -141,18 +141,24 @@ struct Rest {
     /// The text's address and length.
     text: usize,
     len: usize,
-    /// Where the next line starts.
-    start: usize,
-    /// The next line's index in [`SseFrameBuffer::end_at`], and how many lines end there.
-    line: usize,
-    lines: usize,
+    at: Cursor,
 }
 
 impl Rest {
     #[inline]
     fn is_empty(&self) -> bool {
-        self.lines == 0
+        self.at.lines == 0
     }
+}
+
+/// A place between two complete lines of a text being parsed.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cursor {
+    /// Where the next line starts.
+    start: usize,
+    /// The next line's index in [`SseFrameBuffer::end_at`], and how many lines end there.
+    line: usize,
+    lines: usize,
 }
 
 /// Accumulates byte chunks and returns complete SSE frames.
@@ -320,7 +326,7 @@ impl SseFrameBuffer {
     fn feed_frames(&mut self, chunk: &[u8]) {
         // What a leaked `Frames` left: its frames, and its pause (whose chunk may be gone).
         self.frames.clear();
-        self.rest.lines = 0;
+        self.rest.at.lines = 0;
         let mut frames = mem::take(&mut self.frames);
         if frames.capacity() > KEEP_FRAMES {
             // A burst of frames (one huge chunk) is not kept for the rest of the stream.
@@ -353,7 +359,7 @@ impl SseFrameBuffer {
             self.feed_lossy(chunk, frames);
             return;
         };
-        self.feed_scanned(text, frames, limit);
+        self.feed_scanned(text, frames, limit, None);
         self.split.hold(tail);
     }
 
@@ -504,7 +510,7 @@ impl SseFrameBuffer {
             str::from_utf8_unchecked(slice::from_raw_parts(rest.text as *const u8, rest.len))
         };
         let mut frames = mem::take(&mut self.frames);
-        self.interpret(text, rest.start, rest.line, rest.lines, &mut frames, limit);
+        self.feed_scanned(text, &mut frames, limit, Some(rest.at));
         frames.reverse();
         self.frames = frames;
     }
@@ -523,20 +529,70 @@ impl SseFrameBuffer {
     /// Parse decoded text that has not been scanned.
     fn feed_text(&mut self, text: &str, frames: &mut Vec<SseFrame>) {
         scan(text.as_bytes(), &mut self.ends);
-        self.feed_scanned(text, frames, usize::MAX);
+        self.feed_scanned(text, frames, usize::MAX, None);
     }
 
     /// Parse decoded text (`SSE-2` to `SSE-9`) whose line endings [`scan`] has
-    /// put in [`Self::ends`], appending the frames it completes (up to
-    /// `limit`, see [`Self::interpret`]).
+    /// put in [`Self::ends`], appending the frames it completes; or, with
+    /// `paused`, go on from where an earlier call paused in it. Once `limit`
+    /// frames are in `frames` it pauses, at the next line, which
+    /// [`Self::rest`] then points to.
     ///
     /// Every line is interpreted in place in `chunk`; only a line cut by the
-    /// end of the chunk is copied, into [`Self::pending`].
-    fn feed_scanned(&mut self, chunk: &str, frames: &mut Vec<SseFrame>, limit: usize) {
-        let bytes = chunk.as_bytes();
-        let Some(&first) = bytes.first() else {
-            return;
+    /// end of the chunk is copied, into [`Self::pending`]. One function for
+    /// both: the line loop inlined twice, or called from here, cost the short
+    /// chunks 3-5% more instructions (`bench/README.md`, session 20).
+    fn feed_scanned(
+        &mut self,
+        chunk: &str,
+        frames: &mut Vec<SseFrame>,
+        limit: usize,
+        paused: Option<Cursor>,
+    ) {
+        let at = match paused {
+            Some(at) => at,
+            None => match self.start_text(chunk) {
+                Some(at) => at,
+                None => return,
+            },
         };
+        let (start, line) = lines(
+            chunk,
+            (at.start, at.line),
+            &self.end_at[..at.lines],
+            &mut self.pending,
+            &mut self.block,
+            frames,
+            limit,
+        );
+        if line < at.lines {
+            self.rest = Rest {
+                text: chunk.as_ptr() as usize,
+                len: chunk.len(),
+                at: Cursor {
+                    start,
+                    line,
+                    lines: at.lines,
+                },
+            };
+            return;
+        }
+        // The ranges in `values` are of this text, which the next call does not see.
+        self.block.keep_values(chunk);
+        if let Some(rest) = chunk.get(start..) {
+            let opened = !self.block.open && self.pending.is_empty() && self.block.open_value(rest);
+            if !opened {
+                self.incomplete_line().push_str(rest);
+            }
+        }
+    }
+
+    /// Where the first line of a text just scanned starts (past a BOM or an
+    /// LF to skip), and where its lines end ([`Self::end_at`]); `None` if it is empty.
+    #[inline]
+    fn start_text(&mut self, chunk: &str) -> Option<Cursor> {
+        let bytes = chunk.as_bytes();
+        let &first = bytes.first()?;
         let start = match self.skip {
             Skip::Bom if bytes.starts_with(BOM) => BOM.len(),
             // The LF of a CRLF whose CR, at the end of the last chunk, ended the line.
@@ -554,50 +610,12 @@ impl SseFrameBuffer {
         } else {
             Skip::Nothing
         };
-        let lines_ended = end_positions(&self.ends, &mut self.end_at);
-        self.interpret(chunk, start, 0, lines_ended, frames, limit);
-    }
-
-    /// Interpret the complete lines of `chunk` from the one at index `line` of
-    /// [`Self::end_at`] (starting at `start`) to `lines`, and keep its
-    /// incomplete last line. Once `limit` frames are in `frames` it pauses
-    /// instead, at the next line, which [`Self::rest`] then points to.
-    fn interpret(
-        &mut self,
-        chunk: &str,
-        start: usize,
-        line: usize,
-        lines_ended: usize,
-        frames: &mut Vec<SseFrame>,
-        limit: usize,
-    ) {
-        let (start, line) = lines(
-            chunk,
-            (start, line),
-            &self.end_at[..lines_ended],
-            &mut self.pending,
-            &mut self.block,
-            frames,
-            limit,
-        );
-        if line < lines_ended {
-            self.rest = Rest {
-                text: chunk.as_ptr() as usize,
-                len: chunk.len(),
-                start,
-                line,
-                lines: lines_ended,
-            };
-            return;
-        }
-        // The ranges in `values` are of this text, which the next call does not see.
-        self.block.keep_values(chunk);
-        if let Some(rest) = chunk.get(start..) {
-            let opened = !self.block.open && self.pending.is_empty() && self.block.open_value(rest);
-            if !opened {
-                self.incomplete_line().push_str(rest);
-            }
-        }
+        let lines = end_positions(&self.ends, &mut self.end_at);
+        Some(Cursor {
+            start,
+            line: 0,
+            lines,
+        })
     }
 }
 
