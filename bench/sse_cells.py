@@ -14,8 +14,8 @@ every platform and cell, three fresh processes run one after the other, each loa
 data, running its parser once as a warm-up and then ``--runs`` (3) timed runs:
 
 - the project's parser: ``SseFrameBuffer.feed(bytes)`` on the byte chunks (Python
-  ``impl_python.sse``, JS ``impl_js/src/sse.js``, Rust ``hanzo_sse`` through ``feed``, a
-  new ``Vec`` per chunk), decoding included, as a caller pays it;
+  ``impl_python.sse``, JS ``impl_js/src/sse.js``, Rust ``hanzo_sse`` through ``feed``),
+  decoding included, as a caller pays it;
 - its anchor, fed the same byte chunks and decoding inside the timed region: httpx-sse
   0.4.3 behind httpx's own ``TextDecoder`` (driven as ``EventSource.iter_sse`` over
   ``Response.iter_text`` does), eventsource-parser 4.1.3 behind one streaming
@@ -25,6 +25,10 @@ data, running its parser once as a warm-up and then ``--runs`` (3) timed runs:
   single-character search resumed after each hit, ``str.find("\\n")`` (Python) and
   ``indexOf("\\n")`` (JS) over the chunks' text decoded before the timing, ``memchr(b'\\n')``
   over the bytes (Rust): the least a parser must do to find its lines.
+
+Each Rust parser is a binary of its own (``sse-cell-hanzo``, ``sse-cell-eventsource-stream``,
+``sse-cell-memchr``): in one binary, a change to one parser moved another's code and its
+speed (bench/README.md, session 20).
 
 MB/s is input bytes / 10^6 / the median of the timed runs. The ratio is the project's
 MB/s / the anchor's, the share is the project's MB/s / the scan's. With ``--rounds N``
@@ -200,12 +204,20 @@ def find_node() -> str:
     return str(find())
 
 
-def rust_binary() -> Path:
-    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    binary = target / "release" / "hanzo-sse-bench"
-    if not binary.exists():
-        raise SystemExit("build it first: cargo build --release -p hanzo-sse-bench")
-    return binary
+# One binary per Rust parser (bench/sse-rust/src/cell.rs says why).
+RUST_BINARIES = {
+    "hanzo": "sse-cell-hanzo",
+    "eventsource-stream": "sse-cell-eventsource-stream",
+    "scan": "sse-cell-memchr",
+}
+
+
+def rust_binaries() -> dict[str, Path]:
+    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release"
+    binaries = {parser: target / name for parser, name in RUST_BINARIES.items()}
+    if not all(binary.exists() for binary in binaries.values()):
+        raise SystemExit("build them first: cargo build --release -p hanzo-sse-bench")
+    return binaries
 
 
 def command(
@@ -231,7 +243,8 @@ def command(
         script = str(ROOT / "bench" / "sse-cell.mjs")
         return [args.node, script, data, parser, workload, chunking, str(runs), args.clock]
     clock = ["--clock", args.clock]
-    return [str(args.rust), data, *clock, "--cell", parser, workload, chunking, str(runs)]
+    binary = str(args.rust[parser])
+    return [binary, data, *clock, "--cell", parser, workload, chunking, str(runs)]
 
 
 def run_child(argv: list[str]) -> dict[str, object]:
@@ -348,7 +361,7 @@ def main() -> None:
     if "js" in platforms and not args.node:
         args.node = find_node()
     if "rust" in platforms:
-        args.rust = rust_binary()
+        args.rust = rust_binaries()
     if args.instructions and shutil.which("valgrind") is None:
         raise SystemExit("--instructions needs valgrind")
     if args.instructions:

@@ -6,8 +6,8 @@
 //! cargo run --release -p hanzo-sse-bench -- /tmp/sse-bench-data [--reps 7] [--clock cpu] [--workload NAME]...
 //! ```
 //!
-//! With `--cell PARSER WORKLOAD CHUNKING RUNS` it times one parser on one cell
-//! and prints one JSON line instead: the child of `bench/sse_cells.py`.
+//! The children of `bench/sse_cells.py`, one parser on one cell in a fresh process,
+//! are the package's other binaries (`src/bin/`, `src/cell.rs`): one per parser.
 //!
 //! The three runs of one repetition (hanzo-sse, eventsource-stream, line scan) are
 //! back to back, so they share the machine's state at that moment: the speedup and
@@ -381,112 +381,14 @@ fn report(row: &Row, c64k: &mut HashMap<&'static str, f64>, slow: &mut Vec<Strin
     }
 }
 
-/// The line-scan limit of the cell bench (`bench/sse_cells.py`): every LF of the
-/// same chunks found with `memchr`, one call per line resumed after the last one,
-/// as the least a parser must do to find its lines. Counts line feeds.
-fn run_memchr_lf(chunks: &[&[u8]]) -> Counts {
-    let mut endings = 0;
-    for chunk in chunks {
-        let mut at = 0;
-        while let Some(found) = memchr::memchr(b'\n', &chunk[at..]) {
-            at += found + 1;
-            endings += 1;
-        }
-    }
-    Counts {
-        frames: endings,
-        data: 0,
-    }
-}
-
-/// `hanzo-sse` driven through its plain `feed` (its frames moved out of a `Vec`
-/// it keeps), as a caller of `feed(bytes)` pays it.
-fn run_hanzo_feed(chunks: &[&[u8]], size: DataSize) -> Counts {
-    let mut parser = SseFrameBuffer::new();
-    let mut counts = Counts { frames: 0, data: 0 };
-    for chunk in chunks {
-        for frame in parser.feed(chunk) {
-            counts.frames += 1;
-            counts.data += size(&frame.data);
-        }
-    }
-    counts
-}
-
-/// One cell of `bench/sse_cells.py` in this fresh process: `parser` (`hanzo`,
-/// `hanzo-feed-into`, `eventsource-stream` or `scan`) on one workload and
-/// chunking, counts checked, then one warm-up and `runs` timed runs. Prints one
-/// JSON line: bytes, the seconds of each timed run, frames, data code points.
-fn cell(dir: &Path, args: &[String], clock: Clock) -> Result<(), String> {
-    let [parser, workload, chunking, runs] = args else {
-        return Err("--cell needs PARSER WORKLOAD CHUNKING RUNS".to_owned());
-    };
-    let runs: usize = runs.parse().map_err(|_| "RUNS must be a number")?;
-    let data = std::fs::read(dir.join(format!("{workload}.sse"))).map_err(|e| e.to_string())?;
-    let chunks: Vec<&[u8]> = match chunking.as_str() {
-        "c64k" => data.chunks(65_536).collect(),
-        "c1" => data.get(..C1_PREFIX).unwrap_or(&data).chunks(1).collect(),
-        "rand512" => {
-            let plan = std::fs::read(dir.join(format!("{workload}.sse.rand512.u32")))
-                .map_err(|e| e.to_string())?;
-            let mut rest = data.as_slice();
-            let mut chunks = Vec::new();
-            for b in plan.chunks_exact(4) {
-                let size = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize;
-                if size > rest.len() {
-                    return Err("chunk plan runs past the file".to_owned());
-                }
-                let (chunk, after) = rest.split_at(size);
-                chunks.push(chunk);
-                rest = after;
-            }
-            if !rest.is_empty() {
-                return Err("chunk plan does not cover the file".to_owned());
-            }
-            chunks
-        }
-        other => return Err(format!("unknown chunking {other}")),
-    };
-    let bytes: usize = chunks.iter().map(|c| c.len()).sum();
-    let run: Box<dyn Fn(DataSize) -> Result<Counts, String>> = match parser.as_str() {
-        "hanzo" => Box::new(|size| Ok(run_hanzo_feed(&chunks, size))),
-        "hanzo-feed-into" => Box::new(|size| Ok(run_hanzo(&chunks, size))),
-        "eventsource-stream" => Box::new(|size| run_eventsource_stream(&chunks, size)),
-        "scan" => Box::new(|_| Ok(run_memchr_lf(&chunks))),
-        other => return Err(format!("unknown parser {other}")),
-    };
-    // The warm-up run, with code points counted for the driver's check.
-    let checked = run(code_points)?;
-    let mut seconds = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let (elapsed, got) = measure(clock, || run(utf8_bytes))?;
-        if got.frames != checked.frames {
-            return Err("frame counts differ between runs".to_owned());
-        }
-        seconds.push(elapsed);
-    }
-    println!(
-        "{}",
-        serde_json::json!({
-            "bytes": bytes,
-            "seconds": seconds,
-            "frames": checked.frames,
-            "data_chars": checked.data,
-        })
-    );
-    Ok(())
-}
-
 fn main() -> ExitCode {
     let mut dir = PathBuf::from("/tmp/sse-bench-data");
     let mut reps = 7;
     let mut clock = Clock::Wall;
     let mut only = Vec::new();
-    let mut cell_args = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--cell" => cell_args = Some(args.by_ref().take(4).collect::<Vec<_>>()),
             "--workload" => only.extend(args.next()),
             "--clock" => match args.next().as_deref() {
                 Some("wall") => clock = Clock::Wall,
@@ -505,15 +407,6 @@ fn main() -> ExitCode {
             },
             _ => dir = PathBuf::from(arg),
         }
-    }
-    if let Some(cell_args) = cell_args {
-        return match cell(&dir, &cell_args, clock) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("{e}");
-                ExitCode::FAILURE
-            }
-        };
     }
     let manifest: Value = match std::fs::read_to_string(dir.join("manifest.json"))
         .map_err(|e| e.to_string())
