@@ -34,23 +34,35 @@ pub type DataSize = fn(&str) -> u64;
 /// One parse of the chunks.
 pub type Run = fn(&[&[u8]], DataSize) -> Result<Counts, String>;
 
-fn code_points(data: &str) -> u64 {
+pub fn code_points(data: &str) -> u64 {
     data.chars().count() as u64
 }
 
-fn utf8_bytes(data: &str) -> u64 {
+pub fn utf8_bytes(data: &str) -> u64 {
     data.len() as u64
 }
 
 /// What a run is timed with.
 #[derive(Debug, Clone, Copy)]
-enum Clock {
+pub enum Clock {
     Wall,
     /// The thread's CPU time: excludes time spent waiting for a core.
     Cpu,
 }
 
-fn seconds(
+impl Clock {
+    /// The clock a `--clock` value names (`wall` or `cpu`).
+    pub fn named(name: Option<&str>) -> Option<Self> {
+        match name? {
+            "wall" => Some(Self::Wall),
+            "cpu" => Some(Self::Cpu),
+            _ => None,
+        }
+    }
+}
+
+/// Seconds one parse took by `clock`, and its counts.
+pub fn seconds(
     clock: Clock,
     parse: impl Fn() -> Result<Counts, String>,
 ) -> Result<(f64, Counts), String> {
@@ -147,14 +159,13 @@ pub fn main(parsers: &[(&str, Run)]) -> ExitCode {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--cell" => cell_args = Some(args.by_ref().take(4).collect::<Vec<_>>()),
-            "--clock" => match args.next().as_deref() {
-                Some("wall") => clock = Clock::Wall,
-                Some("cpu") => clock = Clock::Cpu,
-                _ => {
+            "--clock" => {
+                let Some(named) = Clock::named(args.next().as_deref()) else {
                     eprintln!("--clock needs wall or cpu");
                     return ExitCode::FAILURE;
-                }
-            },
+                };
+                clock = named;
+            }
             _ => dir = PathBuf::from(arg),
         }
     }

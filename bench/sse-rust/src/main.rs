@@ -32,72 +32,27 @@
 //! checked against the manifest; its data characters must equal `spec_data_chars`.
 
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
 
-use cpu_time::ThreadTime;
-
-use eventsource_stream::Eventsource;
-use futures::executor::block_on;
-use futures::stream::{self, StreamExt};
-use hanzo_sse::SseFrameBuffer;
 use serde_json::Value;
+
+// Shared with the cell binaries (src/bin/), each of which includes only its own parser;
+// this binary does not use their entry point, nor `hanzo::feed`.
+#[allow(dead_code)]
+mod cell;
+#[allow(dead_code)]
+mod run {
+    pub mod eventsource_stream;
+    pub mod hanzo;
+}
+
+use cell::{code_points, seconds, utf8_bytes, Clock, Counts};
+use run::{eventsource_stream, hanzo};
 
 const WORKLOADS: [&str; 3] = ["llm-tokens", "big-multiline", "mixed-endings"];
 const C1_PREFIX: usize = 262_144;
 
-/// Frames and data size one parse produced: code points in the checked run,
-/// bytes (`String::len`, free) in the timed runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Counts {
-    frames: u64,
-    data: u64,
-}
-
-/// How a run measures the data of each frame.
-type DataSize = fn(&str) -> u64;
-
-fn code_points(data: &str) -> u64 {
-    data.chars().count() as u64
-}
-
-fn utf8_bytes(data: &str) -> u64 {
-    data.len() as u64
-}
-
-fn run_hanzo(chunks: &[&[u8]], size: DataSize) -> Counts {
-    let mut parser = SseFrameBuffer::new();
-    let mut counts = Counts { frames: 0, data: 0 };
-    // `feed_into` with one drained Vec: the frames Vec is allocated once, not per chunk.
-    let mut frames = Vec::new();
-    for chunk in chunks {
-        parser.feed_into(chunk, &mut frames);
-        for frame in frames.drain(..) {
-            counts.frames += 1;
-            counts.data += size(&frame.data);
-        }
-    }
-    counts
-}
-
-fn run_eventsource_stream(chunks: &[&[u8]], size: DataSize) -> Result<Counts, String> {
-    let events = stream::iter(chunks.iter().map(|c| Ok::<&[u8], Infallible>(c))).eventsource();
-    block_on(
-        events.fold(Ok(Counts { frames: 0, data: 0 }), |acc, event| async move {
-            let mut counts = acc?;
-            let event = event.map_err(|e| e.to_string())?;
-            counts.frames += 1;
-            counts.data += size(&event.data);
-            Ok(counts)
-        }),
-    )
-}
-
-/// The line-scan limit: every CR and LF of the same chunks found with `memchr2`,
-/// the least any SSE parser must do (it decodes nothing and builds no frame).
-/// `frames` counts line endings; `data` is unused.
 fn run_memchr_scan(chunks: &[&[u8]]) -> Counts {
     let mut endings = 0;
     for chunk in chunks {
@@ -146,34 +101,6 @@ fn median(mut values: Vec<f64>) -> f64 {
     values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
-/// What a run is timed with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Clock {
-    Wall,
-    /// The thread's CPU time: excludes time spent waiting for a core.
-    Cpu,
-}
-
-/// Seconds one run took by `clock`, and its counts.
-fn measure(
-    clock: Clock,
-    run: impl Fn() -> Result<Counts, String>,
-) -> Result<(f64, Counts), String> {
-    let (elapsed, got): (Duration, Counts) = match clock {
-        Clock::Wall => {
-            let start = Instant::now();
-            let got = run()?;
-            (start.elapsed(), got)
-        }
-        Clock::Cpu => {
-            let start = ThreadTime::now();
-            let got = run()?;
-            (start.elapsed(), got)
-        }
-    };
-    Ok((elapsed.as_secs_f64(), got))
-}
-
 fn manifest_count(manifest: &Value, workload: &str, reference: &str, key: &str) -> Option<u64> {
     manifest
         .pointer(&format!("/workloads/{workload}/{reference}/{key}"))?
@@ -205,11 +132,11 @@ struct Row {
 fn time_cell(chunks: &[&[u8]], bytes: usize, reps: usize, clock: Clock) -> Result<Row, String> {
     let (mut hanzo, mut other, mut limit) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..reps {
-        hanzo.push(measure(clock, || Ok(run_hanzo(chunks, utf8_bytes)))?);
-        other.push(measure(clock, || {
-            run_eventsource_stream(chunks, utf8_bytes)
+        hanzo.push(seconds(clock, || hanzo::feed_into(chunks, utf8_bytes))?);
+        other.push(seconds(clock, || {
+            eventsource_stream::parse(chunks, utf8_bytes)
         })?);
-        limit.push(measure(clock, || Ok(run_memchr_scan(chunks)))?);
+        limit.push(seconds(clock, || Ok(run_memchr_scan(chunks)))?);
     }
     for runs in [&hanzo, &other, &limit] {
         if runs.iter().any(|(_, c)| *c != runs[0].1) {
@@ -304,8 +231,8 @@ fn bench_workload(
         };
         // Checked once with code points; the timed runs below count bytes and must agree
         // with each other.
-        let hanzo_counts = run_hanzo(&chunks, code_points);
-        let other_counts = run_eventsource_stream(&chunks, code_points)?;
+        let hanzo_counts = hanzo::feed_into(&chunks, code_points)?;
+        let other_counts = eventsource_stream::parse(&chunks, code_points)?;
         if hanzo_counts != hanzo_want {
             return Err(format!(
                 "{workload}/{chunking}: hanzo-sse {hanzo_counts:?}, expected {hanzo_want:?}"
@@ -390,14 +317,13 @@ fn main() -> ExitCode {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--workload" => only.extend(args.next()),
-            "--clock" => match args.next().as_deref() {
-                Some("wall") => clock = Clock::Wall,
-                Some("cpu") => clock = Clock::Cpu,
-                _ => {
+            "--clock" => {
+                let Some(named) = Clock::named(args.next().as_deref()) else {
                     eprintln!("--clock needs wall or cpu");
                     return ExitCode::FAILURE;
-                }
-            },
+                };
+                clock = named;
+            }
             "--reps" => match args.next().and_then(|n| n.parse().ok()) {
                 Some(n) if n > 0 => reps = n,
                 _ => {

@@ -1,31 +1,10 @@
-//! eventsource-stream 0.2.3 in one cell of `bench/sse_cells.py` (see `cell.rs`),
-//! driven synchronously with `futures::executor::block_on` over
-//! `futures::stream::iter` of the byte chunks (it decodes UTF-8 itself).
+//! eventsource-stream in one cell of `bench/sse_cells.py` (see `cell.rs`).
 
 #[path = "../cell.rs"]
 mod cell;
+#[path = "../run/eventsource_stream.rs"]
+mod eventsource_stream;
 
-use std::convert::Infallible;
-use std::process::ExitCode;
-
-use cell::{Counts, DataSize};
-use eventsource_stream::Eventsource;
-use futures::executor::block_on;
-use futures::stream::{self, StreamExt};
-
-fn parse(chunks: &[&[u8]], size: DataSize) -> Result<Counts, String> {
-    let events = stream::iter(chunks.iter().map(|c| Ok::<&[u8], Infallible>(c))).eventsource();
-    block_on(
-        events.fold(Ok(Counts { frames: 0, data: 0 }), |acc, event| async move {
-            let mut counts = acc?;
-            let event = event.map_err(|e| e.to_string())?;
-            counts.frames += 1;
-            counts.data += size(&event.data);
-            Ok(counts)
-        }),
-    )
-}
-
-fn main() -> ExitCode {
-    cell::main(&[("eventsource-stream", parse)])
+fn main() -> std::process::ExitCode {
+    cell::main(&[("eventsource-stream", eventsource_stream::parse)])
 }

@@ -1,30 +1,10 @@
-//! The line-scan limit in one cell of `bench/sse_cells.py` (see `cell.rs`): every LF
-//! of the chunks found with `memchr`, one call per line resumed after the last one,
-//! as the least a parser must do to find its lines. Counts line feeds as frames.
+//! The line-scan limit in one cell of `bench/sse_cells.py` (see `cell.rs`).
 
 #[path = "../cell.rs"]
 mod cell;
+#[path = "../run/memchr_lf.rs"]
+mod memchr_lf;
 
-use std::process::ExitCode;
-
-use cell::{Counts, DataSize};
-
-#[allow(clippy::unnecessary_wraps)] // the signature of `cell::Run`
-fn scan(chunks: &[&[u8]], _: DataSize) -> Result<Counts, String> {
-    let mut endings = 0;
-    for chunk in chunks {
-        let mut at = 0;
-        while let Some(found) = memchr::memchr(b'\n', &chunk[at..]) {
-            at += found + 1;
-            endings += 1;
-        }
-    }
-    Ok(Counts {
-        frames: endings,
-        data: 0,
-    })
-}
-
-fn main() -> ExitCode {
-    cell::main(&[("scan", scan)])
+fn main() -> std::process::ExitCode {
+    cell::main(&[("scan", memchr_lf::scan)])
 }
