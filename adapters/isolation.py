@@ -196,12 +196,22 @@ class WorkerTemp:
 
 def remove_tree(path: str) -> None:
     """Remove ``path`` and everything under it, never following a symlink; a folder a
-    hook made unreadable or unwritable (chmod 000) is made ours again and retried."""
+    hook made unreadable or unwritable (chmod 000) is made ours again and retried.
+    Nothing outside ``path`` is touched: a ``path`` already gone (removed twice, or by
+    the worker) is no failure, and the folder holding ``path`` (the system's temporary
+    folder) keeps its mode."""
+    top = os.path.abspath(path)
+
+    def inside(folder: str) -> bool:
+        folder = os.path.abspath(folder)
+        return folder == top or folder.startswith(top + os.sep)
 
     def retry(function: Any, failed: str, _: Any) -> None:
+        if not os.path.lexists(failed):
+            return
         with contextlib.suppress(OSError):
             parent = os.path.dirname(failed)
-            if not os.path.islink(parent):
+            if inside(parent) and not os.path.islink(parent):
                 os.chmod(parent, 0o700)
             if os.path.isdir(failed) and not os.path.islink(failed):
                 os.chmod(failed, 0o700)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -25,7 +26,7 @@ from typing import Any
 import pytest
 
 from adapters import isolation
-from adapters.isolation import namespace_prefix, sweep_stale
+from adapters.isolation import namespace_prefix, remove_tree, sweep_stale
 from runners._cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -457,6 +458,22 @@ def test_a_worker_folder_a_hook_locked_is_removed_all_the_same(tmp_path: Path) -
         if base != tmp_path:
             subprocess.run(["chmod", "-R", "u+rwx", str(base)], check=False)
             shutil.rmtree(base, ignore_errors=True)
+
+
+def test_removing_a_worker_folder_never_changes_the_folder_that_holds_it(tmp_path: Path) -> None:
+    # A worker folder removed twice (or by the worker itself) made the retry chmod its
+    # parent, the system's temporary folder, to 0700: every other user lost /tmp.
+    holder = tmp_path / "tmp"
+    holder.mkdir()
+    holder.chmod(0o1777)
+    gone = holder / "hanzo-conformance-gone"
+    remove_tree(str(gone))
+    gone.mkdir()
+    (gone / "file").write_text("x")
+    remove_tree(str(gone))
+    remove_tree(str(gone))
+    assert not gone.exists()
+    assert stat.S_IMODE(holder.stat().st_mode) == 0o1777
 
 
 def test_merged_shards_keep_the_note_of_where_they_ran(tmp_path: Path) -> None:
