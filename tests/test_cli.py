@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import miniatures
 import pytest
@@ -179,15 +180,17 @@ def test_a_reader_that_stops_reading_ends_the_output_quietly():
     import subprocess
     import sys
 
-    child = subprocess.Popen(
-        [sys.executable, "-m", "runners", "list"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        bufsize=0,
-    )
-    assert child.stdout is not None and child.stderr is not None
-    child.stdout.read(1)
-    child.stdout.close()  # what head does once it has its line
+    # The reader is gone before the CLI writes: ``list`` prints less than a pipe holds,
+    # so a reader that took one byte first raced the CLI's exit (0 when it lost).
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "runners", "list"], stdout=writer, stderr=subprocess.PIPE
+        )
+    finally:
+        os.close(writer)
+    assert child.stderr is not None
     stderr = child.stderr.read().decode()
     child.stderr.close()
     assert child.wait(timeout=60) == 141, stderr
