@@ -10,8 +10,9 @@
 //! line is kept in a growable buffer.
 //!
 //! Speed (`bench/README.md`): one pass over a chunk finds its line endings
-//! (the LF of a CRLF dropped there) and its first non-ASCII byte, and only the
-//! bytes from that one on are validated as UTF-8 (`simdutf8`); lines are
+//! (the LF of a CRLF dropped there) and validates it as UTF-8 (a chunk of
+//! more than a few KiB, or one on a CPU without AVX2, from its first
+//! non-ASCII byte on, with `simdutf8`, after the pass); lines are
 //! interpreted in place, and the only copies are of field values (each
 //! frame's data copied once into its exact allocation, the values before a
 //! chunk boundary once more into the block) and of a non-`data` line cut by
@@ -338,11 +339,11 @@ impl SseFrameBuffer {
     }
 
     /// [`Self::feed_into`] past the one-byte path: one scan of the chunk finds
-    /// its line endings and its first non-ASCII byte, and only the part from
-    /// that byte on is validated as UTF-8. A character cut by the chunk's end
-    /// is held for the next chunk; anything else not valid goes to
-    /// [`Self::feed_lossy`]. Pauses once `limit` frames are in `frames` (see
-    /// [`Self::interpret`]); the lossy path never does.
+    /// its line endings and whether it is UTF-8 ([`scan`]). A character cut by
+    /// the chunk's end is held for the next chunk; anything else not valid
+    /// goes to [`Self::feed_lossy`]. Pauses once `limit` frames are in
+    /// `frames` (see [`Self::interpret`]); the lossy path never does.
+    #[allow(unsafe_code)] // checked by `scan`; see SAFETY
     fn feed_chunk(&mut self, chunk: &[u8], frames: &mut Vec<SseFrame>, limit: usize) {
         if self.split.len > 0 {
             self.feed_lossy(chunk, frames);
@@ -354,11 +355,12 @@ impl SseFrameBuffer {
             self.feed_lossy(chunk, frames);
             return;
         }
-        let first_high = scan(text, &mut self.ends);
-        let Some(text) = checked_utf8(text, first_high) else {
+        if !scan(text, &mut self.ends) {
             self.feed_lossy(chunk, frames);
             return;
-        };
+        }
+        // SAFETY: `scan` found `text` valid UTF-8.
+        let text = unsafe { str::from_utf8_unchecked(text) };
         self.feed_scanned(text, frames, limit, None);
         self.split.hold(tail);
     }
@@ -526,7 +528,8 @@ impl SseFrameBuffer {
         }
     }
 
-    /// Parse decoded text that has not been scanned.
+    /// Parse decoded text that has not been scanned (its check as UTF-8 is
+    /// wasted, but this is the lossy path only).
     fn feed_text(&mut self, text: &str, frames: &mut Vec<SseFrame>) {
         scan(text.as_bytes(), &mut self.ends);
         self.feed_scanned(text, frames, usize::MAX, None);
@@ -672,23 +675,6 @@ fn lines(
 fn after_ending(bytes: &[u8], end: usize) -> usize {
     let crlf = (bytes[end] == b'\r') & (bytes.get(end + 1) == Some(&b'\n'));
     end + 1 + usize::from(crlf)
-}
-
-/// `bytes` as text if it is valid UTF-8, given where its first non-ASCII byte
-/// is (`None`: all ASCII, nothing to validate).
-#[allow(unsafe_code)] // checked by `scan` and `simdutf8`; see SAFETY
-fn checked_utf8(bytes: &[u8], first_high: Option<usize>) -> Option<&str> {
-    if let Some(at) = first_high {
-        // From a whole number of the validator's 64-byte blocks before the end
-        // (ASCII bytes before `at` change nothing): a remainder costs it a copy
-        // and more branches than the extra block, and the chunks are short.
-        let span = (bytes.len() - at).next_multiple_of(64);
-        simdutf8::basic::from_utf8(&bytes[bytes.len().saturating_sub(span)..]).ok()?;
-    }
-    // SAFETY: every byte before `first_high` (all of them if it is `None`) is
-    // ASCII, as `scan` found, and the bytes from it on were just validated:
-    // ASCII followed by valid UTF-8 is valid UTF-8.
-    Some(unsafe { str::from_utf8_unchecked(bytes) })
 }
 
 /// Where the last UTF-8 sequence of `bytes` starts if it is a lead byte with

@@ -1,9 +1,9 @@
-//! One pass over a chunk that finds its line endings and its first non-ASCII
-//! byte, and the list of where its lines end (with `checked_utf8` and
-//! `Block::end_block` in lib.rs, the crate's only unsafe code: SIMD loads on
-//! `x86_64`, AVX2 where the CPU has it and SSE2, always present, where not;
-//! `popcnt` and `bmi1` for the list where the CPU has them; other targets use
-//! the portable loops).
+//! One pass over a chunk that finds its line endings and whether it is UTF-8,
+//! and the list of where its lines end (with three functions of lib.rs, the
+//! crate's only unsafe code: SIMD loads and UTF-8 validation on `x86_64`, AVX2
+//! where the CPU has it and SSE2, always present, where not; `popcnt` and
+//! `bmi1` for the list where the CPU has them; other targets use the portable
+//! loops and `simdutf8`).
 //!
 //! Why a pass of its own rather than `memchr`: a search for CR and LF set up
 //! again for every line costs more per line than the line's bytes on short
@@ -18,8 +18,38 @@ const LANES: usize = 64;
 /// Fill `ends` with the line endings of `bytes`, one mask per [`LANES`] bytes
 /// (bit `i` of mask `k` is set iff byte `64k + i` is a CR, or an LF that does
 /// not follow a CR: the LF of a CRLF ends no line of its own), and return
-/// where its first non-ASCII byte is.
-pub(crate) fn scan(bytes: &[u8], ends: &mut Vec<u64>) -> Option<usize> {
+/// whether `bytes` is UTF-8.
+///
+/// A short chunk on a CPU with AVX2 is validated in the same pass
+/// ([`scan_checked_avx2`]); anything else from its first non-ASCII byte on,
+/// by `simdutf8`, after the pass. On chunks of a few hundred bytes a second
+/// pass cost more than the validation itself (`bench/README.md`, session 21).
+pub(crate) fn scan(bytes: &[u8], ends: &mut Vec<u64>) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if bytes.len() < WIDE_MIN && std::is_x86_feature_detected!("avx2") {
+        ends.clear();
+        ends.reserve(bytes.len().div_ceil(LANES));
+        // SAFETY: the CPU has AVX2, just checked.
+        return unsafe { scan_checked_avx2(bytes, ends) };
+    }
+    let first_high = scan_lines(bytes, ends);
+    valid_from(bytes, first_high)
+}
+
+/// Whether `bytes` is UTF-8, given where its first non-ASCII byte is
+/// (`None`: all ASCII, nothing to validate).
+fn valid_from(bytes: &[u8], first_high: Option<usize>) -> bool {
+    first_high.map_or(true, |at| {
+        // From a whole number of the validator's 64-byte blocks before the end
+        // (ASCII bytes before `at` change nothing): a remainder costs it a copy
+        // and more branches than the extra block.
+        let span = (bytes.len() - at).next_multiple_of(64);
+        simdutf8::basic::from_utf8(&bytes[bytes.len().saturating_sub(span)..]).is_ok()
+    })
+}
+
+/// [`scan`]'s line endings, and where the first non-ASCII byte of `bytes` is.
+fn scan_lines(bytes: &[u8], ends: &mut Vec<u64>) -> Option<usize> {
     ends.clear();
     ends.reserve(bytes.len().div_ceil(LANES));
     #[cfg(target_arch = "x86_64")]
@@ -30,7 +60,7 @@ pub(crate) fn scan(bytes: &[u8], ends: &mut Vec<u64>) -> Option<usize> {
     scan_blocks(bytes, ends, 0, true, block_masks)
 }
 
-/// [`scan`] with AVX2's 32-byte compares: a long chunk 256 bytes per call of
+/// [`scan_lines`] with AVX2's 32-byte compares: a long chunk 256 bytes per call of
 /// [`wide_masks`], the rest (and a short chunk) 64 bytes at a time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
@@ -52,6 +82,261 @@ unsafe fn scan_avx2(bytes: &[u8], ends: &mut Vec<u64>) -> Option<usize> {
     }
     let rest_high = scan_blocks(&bytes[whole..], ends, after_cr, first_high.is_none(), masks);
     first_high.or(rest_high.map(|at| whole + at))
+}
+
+/// [`scan`] of a chunk shorter than [`WIDE_MIN`] with AVX2, validating it as
+/// UTF-8 in the same pass: 64 bytes at a time, each block's line endings
+/// from two 32-byte halves and the halves checked by [`Utf8Check`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+// `_mm256_loadu_si256` reads unaligned memory; a mask of 32 bytes has 32 bits.
+#[allow(clippy::cast_ptr_alignment, clippy::cast_sign_loss)]
+unsafe fn scan_checked_avx2(bytes: &[u8], ends: &mut Vec<u64>) -> bool {
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
+        _mm256_set1_epi8,
+    };
+    let lf = _mm256_set1_epi8(0x0A);
+    let cr = _mm256_set1_epi8(0x0D);
+    let bits = |half| u64::from(_mm256_movemask_epi8(half) as u32);
+    let endings = |low, high, after_cr: &mut u64| {
+        let cr_bits = bits(_mm256_cmpeq_epi8(low, cr)) | bits(_mm256_cmpeq_epi8(high, cr)) << 32;
+        let lf_bits = bits(_mm256_cmpeq_epi8(low, lf)) | bits(_mm256_cmpeq_epi8(high, lf)) << 32;
+        line_ends(cr_bits, lf_bits, after_cr)
+    };
+    // SAFETY (of each load): the 32 bytes it reads are in `bytes` (or `last`),
+    // as each says.
+    let load = |at: *const u8| unsafe { _mm256_loadu_si256(at.cast::<__m256i>()) };
+    let mut utf8 = Utf8Check::new();
+    let mut after_cr = 0;
+    let mut blocks = bytes.chunks_exact(LANES);
+    for block in blocks.by_ref() {
+        // Bytes 0..32 and 32..64 of a 64-byte block.
+        let (low, high) = (load(block.as_ptr()), load(block[32..].as_ptr()));
+        ends.push(endings(low, high, &mut after_cr));
+        utf8.check(low);
+        utf8.check(high);
+    }
+    let rest = blocks.remainder().len();
+    if rest > 0 {
+        if let Some(at) = bytes.len().checked_sub(LANES) {
+            // As in `scan_blocks`: the last 64 bytes, overlapping the block
+            // before, their masks shifted down to the bytes not seen yet. The
+            // halves are checked again from the 32 bytes before them, the
+            // bytes they follow (a byte checked twice is checked the same way).
+            let (low, high) = (load(bytes[at..].as_ptr()), load(bytes[at + 32..].as_ptr()));
+            ends.push(endings(low, high, &mut 0) >> (LANES - rest));
+            if rest > 32 {
+                // Then the chunk has at least 64 + 33 bytes: 32 of them before `at`.
+                utf8.follow(load(bytes[at - 32..].as_ptr()));
+                utf8.check(low);
+            } else {
+                utf8.follow(low);
+            }
+            utf8.check(high);
+        } else {
+            // Shorter than a block: copied into zeros, which are ASCII, so a
+            // sequence cut by the end is too short.
+            let mut last = [0; LANES];
+            last[..rest].copy_from_slice(bytes);
+            let (low, high) = (load(last.as_ptr()), load(last[32..].as_ptr()));
+            ends.push(endings(low, high, &mut after_cr));
+            // Most often a chunk of a few ASCII characters (one character
+            // at a time, whose line endings come here): no check needed.
+            if bits(_mm256_or_si256(low, high)) != 0 {
+                utf8.check(low);
+                utf8.check(high);
+            }
+        }
+    }
+    utf8.is_valid()
+}
+
+/// UTF-8 validation 32 bytes at a time, each checked with the three bytes
+/// before it (the lookup algorithm of Keiser and Lemire, "Validating UTF-8 in
+/// less than one instruction per byte", 2021, as simdjson and `simdutf8` have
+/// it): a byte's error bits come from tables indexed by the nibbles of it and
+/// the byte before, and the two bytes before that say whether it must be a
+/// continuation byte.
+#[cfg(target_arch = "x86_64")]
+struct Utf8Check {
+    /// The 32 bytes before the next ones checked (zeros, ASCII, at the start).
+    prev: std::arch::x86_64::__m256i,
+    /// The error bits of every byte checked so far, together.
+    errors: std::arch::x86_64::__m256i,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Utf8Check {
+    /// Error bits of a byte and the one before it (the tables' names).
+    const TOO_SHORT: u8 = 1 << 0;
+    const TOO_LONG: u8 = 1 << 1;
+    const OVERLONG_3: u8 = 1 << 2;
+    const TOO_LARGE: u8 = 1 << 3;
+    const SURROGATE: u8 = 1 << 4;
+    const OVERLONG_2: u8 = 1 << 5;
+    const TOO_LARGE_1000: u8 = 1 << 6;
+    const OVERLONG_4: u8 = 1 << 6;
+    const TWO_CONTS: u8 = 1 << 7;
+    const CARRY: u8 = Self::TOO_SHORT | Self::TOO_LONG | Self::TWO_CONTS;
+
+    /// Indexed by the high nibble of the byte before.
+    const BYTE_1_HIGH: [u8; 16] = [
+        Self::TOO_LONG,
+        Self::TOO_LONG,
+        Self::TOO_LONG,
+        Self::TOO_LONG,
+        Self::TOO_LONG,
+        Self::TOO_LONG,
+        Self::TOO_LONG,
+        Self::TOO_LONG,
+        Self::TWO_CONTS,
+        Self::TWO_CONTS,
+        Self::TWO_CONTS,
+        Self::TWO_CONTS,
+        Self::TOO_SHORT | Self::OVERLONG_2,
+        Self::TOO_SHORT,
+        Self::TOO_SHORT | Self::OVERLONG_3 | Self::SURROGATE,
+        Self::TOO_SHORT | Self::TOO_LARGE | Self::TOO_LARGE_1000 | Self::OVERLONG_4,
+    ];
+
+    /// Indexed by the low nibble of the byte before.
+    const BYTE_1_LOW: [u8; 16] = [
+        Self::CARRY | Self::OVERLONG_3 | Self::OVERLONG_2 | Self::OVERLONG_4,
+        Self::CARRY | Self::OVERLONG_2,
+        Self::CARRY,
+        Self::CARRY,
+        Self::CARRY | Self::TOO_LARGE,
+        Self::CARRY | Self::TOO_LARGE | Self::TOO_LARGE_1000,
+        Self::CARRY | Self::TOO_LARGE | Self::TOO_LARGE_1000,
+        Self::CARRY | Self::TOO_LARGE | Self::TOO_LARGE_1000,
+        Self::CARRY | Self::TOO_LARGE | Self::TOO_LARGE_1000,
+        Self::CARRY | Self::TOO_LARGE | Self::TOO_LARGE_1000,
+        Self::CARRY | Self::TOO_LARGE | Self::TOO_LARGE_1000,
+        Self::CARRY | Self::TOO_LARGE | Self::TOO_LARGE_1000,
+        Self::CARRY | Self::TOO_LARGE | Self::TOO_LARGE_1000,
+        Self::CARRY | Self::TOO_LARGE | Self::TOO_LARGE_1000 | Self::SURROGATE,
+        Self::CARRY | Self::TOO_LARGE | Self::TOO_LARGE_1000,
+        Self::CARRY | Self::TOO_LARGE | Self::TOO_LARGE_1000,
+    ];
+
+    /// Indexed by the high nibble of the byte.
+    const BYTE_2_HIGH: [u8; 16] = [
+        Self::TOO_SHORT,
+        Self::TOO_SHORT,
+        Self::TOO_SHORT,
+        Self::TOO_SHORT,
+        Self::TOO_SHORT,
+        Self::TOO_SHORT,
+        Self::TOO_SHORT,
+        Self::TOO_SHORT,
+        Self::TOO_LONG
+            | Self::OVERLONG_2
+            | Self::TWO_CONTS
+            | Self::OVERLONG_3
+            | Self::TOO_LARGE_1000
+            | Self::OVERLONG_4,
+        Self::TOO_LONG | Self::OVERLONG_2 | Self::TWO_CONTS | Self::OVERLONG_3 | Self::TOO_LARGE,
+        Self::TOO_LONG | Self::OVERLONG_2 | Self::TWO_CONTS | Self::SURROGATE | Self::TOO_LARGE,
+        Self::TOO_LONG | Self::OVERLONG_2 | Self::TWO_CONTS | Self::SURROGATE | Self::TOO_LARGE,
+        Self::TOO_SHORT,
+        Self::TOO_SHORT,
+        Self::TOO_SHORT,
+        Self::TOO_SHORT,
+    ];
+
+    /// Nothing checked yet, nothing before.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn new() -> Self {
+        use std::arch::x86_64::_mm256_setzero_si256;
+        Self {
+            prev: _mm256_setzero_si256(),
+            errors: _mm256_setzero_si256(),
+        }
+    }
+
+    /// Make `bytes` the 32 bytes before the next ones checked.
+    #[inline]
+    fn follow(&mut self, bytes: std::arch::x86_64::__m256i) {
+        self.prev = bytes;
+    }
+
+    /// Check the 32 bytes that follow the last ones checked (or followed).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn check(&mut self, input: std::arch::x86_64::__m256i) {
+        use std::arch::x86_64::{
+            _mm256_alignr_epi8, _mm256_and_si256, _mm256_or_si256, _mm256_permute2x128_si256,
+            _mm256_set1_epi8, _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_subs_epu8,
+            _mm256_xor_si256,
+        };
+        // The bytes one, two and three before each: lane-wise shifts of the
+        // input and the 16 bytes before it.
+        let before = _mm256_permute2x128_si256(self.prev, input, 0x21);
+        let prev1 = _mm256_alignr_epi8(input, before, 15);
+        let prev2 = _mm256_alignr_epi8(input, before, 14);
+        let prev3 = _mm256_alignr_epi8(input, before, 13);
+        let nibble = _mm256_set1_epi8(0x0F);
+        let high_nibble = |v| _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
+        let special = _mm256_and_si256(
+            _mm256_and_si256(
+                _mm256_shuffle_epi8(table(Self::BYTE_1_HIGH), high_nibble(prev1)),
+                _mm256_shuffle_epi8(table(Self::BYTE_1_LOW), _mm256_and_si256(prev1, nibble)),
+            ),
+            _mm256_shuffle_epi8(table(Self::BYTE_2_HIGH), high_nibble(input)),
+        );
+        // Bit 7 set iff two bytes before is a 3- or 4-byte lead, or three
+        // before a 4-byte lead: then this byte must continue it, which is
+        // exactly when the tables (TWO_CONTS) say it is a second continuation.
+        let must_continue = _mm256_and_si256(
+            _mm256_or_si256(
+                _mm256_subs_epu8(prev2, _mm256_set1_epi8(0x60)),
+                _mm256_subs_epu8(prev3, _mm256_set1_epi8(0x70)),
+            ),
+            _mm256_set1_epi8(i8::MIN),
+        );
+        self.errors = _mm256_or_si256(self.errors, _mm256_xor_si256(must_continue, special));
+        self.prev = input;
+    }
+
+    /// Whether every byte checked is UTF-8, the last ones ending a character
+    /// (a lead byte in the last three that more bytes would have to follow is
+    /// an error here).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn is_valid(&self) -> bool {
+        use std::arch::x86_64::{_mm256_or_si256, _mm256_subs_epu8, _mm256_testz_si256};
+        let mut last = [u8::MAX; 32];
+        last[29..].copy_from_slice(&[0xF0 - 1, 0xE0 - 1, 0xC0 - 1]);
+        let incomplete = _mm256_subs_epu8(self.prev, table_of(last));
+        _mm256_testz_si256(
+            _mm256_or_si256(self.errors, incomplete),
+            _mm256_or_si256(self.errors, incomplete),
+        ) == 1
+    }
+}
+
+/// A 16-entry table in both 16-byte lanes, as `_mm256_shuffle_epi8` looks it up.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn table(entries: [u8; 16]) -> std::arch::x86_64::__m256i {
+    let mut both = [0; 32];
+    both[..16].copy_from_slice(&entries);
+    both[16..].copy_from_slice(&entries);
+    table_of(both)
+}
+
+/// 32 bytes in a vector.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+#[allow(clippy::cast_ptr_alignment)]
+unsafe fn table_of(bytes: [u8; 32]) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::{__m256i, _mm256_loadu_si256};
+    // SAFETY: reads the 32 bytes of `bytes`.
+    _mm256_loadu_si256(bytes.as_ptr().cast::<__m256i>())
 }
 
 /// The line endings of one block (as in [`scan`]), given its CR and LF
@@ -338,10 +623,10 @@ use portable_block_masks as block_masks;
 mod tests {
     use super::*;
 
-    /// The first non-ASCII byte of a long chunk is found wherever it is: in the
-    /// part scanned 256 bytes at a time, in the narrow tail after it, or nowhere.
+    /// A non-ASCII byte of a long chunk is validated wherever it is: in the
+    /// part scanned 256 bytes at a time, or in the narrow tail after it.
     #[test]
-    fn first_non_ascii_byte_anywhere_in_a_long_chunk() {
+    fn a_long_chunk_is_validated_from_its_first_non_ascii_byte() {
         let mut ends = Vec::new();
         for len in [WIDE_MIN, WIDE_MIN + 1, WIDE_MIN + 200, 5000] {
             for at in [
@@ -356,9 +641,134 @@ mod tests {
             ] {
                 let mut bytes = vec![b'x'; len];
                 bytes[at] = 0xC3;
-                assert_eq!(scan(&bytes, &mut ends), Some(at), "len {len}, at {at}");
+                assert!(!scan(&bytes, &mut ends), "len {len}, a lone lead at {at}");
+                assert_eq!(
+                    scan_lines(&bytes, &mut ends),
+                    Some(at),
+                    "len {len}, at {at}"
+                );
+                if at + 1 < len {
+                    bytes[at + 1] = 0xA9;
+                    assert!(scan(&bytes, &mut ends), "len {len}, an e-acute at {at}");
+                }
             }
-            assert_eq!(scan(&vec![b'y'; len], &mut ends), None);
+            assert!(scan(&vec![b'y'; len], &mut ends));
+            assert_eq!(scan_lines(&vec![b'y'; len], &mut ends), None);
+        }
+    }
+
+    /// `scan`, and the path of CPUs without AVX2, say a chunk is UTF-8 exactly
+    /// when `std::str::from_utf8` does.
+    fn assert_validates_as_std(bytes: &[u8], ends: &mut Vec<u64>) {
+        let std = std::str::from_utf8(bytes).is_ok();
+        assert_eq!(scan(bytes, ends), std, "{bytes:x?}");
+        let mut baseline = Vec::new();
+        let first_high = scan_blocks(bytes, &mut baseline, 0, true, block_masks);
+        assert_eq!(valid_from(bytes, first_high), std, "baseline: {bytes:x?}");
+    }
+
+    /// Every sequence of four bytes from the classes that the Unicode
+    /// Standard's table 3-7 tells apart (each end of each range, ASCII and
+    /// the never-valid bytes), alone in a short chunk and at the end of one.
+    #[test]
+    fn every_four_byte_sequence_is_validated_as_std_does() {
+        let classes = [
+            0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1,
+            0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
+        ];
+        let mut ends = Vec::new();
+        for a in classes {
+            for b in classes {
+                assert_validates_as_std(&[a, b], &mut ends);
+                for c in classes {
+                    for d in classes {
+                        assert_validates_as_std(&[a, b, c, d], &mut ends);
+                    }
+                }
+            }
+        }
+        // The end of a chunk that fills its blocks, and of one that does not.
+        for len in [64, 100] {
+            for a in classes {
+                for b in classes {
+                    for c in classes {
+                        let mut bytes = vec![b'x'; len];
+                        bytes[len - 3..].copy_from_slice(&[a, b, c]);
+                        assert_validates_as_std(&bytes, &mut ends);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sequences that need the bytes before them to be judged, valid and
+    /// not, at every offset of chunks of every length up to three blocks and
+    /// a half: across the 32-byte halves, the blocks, the last block read
+    /// over the one before (both ways: its last half only, or both), and cut
+    /// by the chunk's end.
+    #[test]
+    fn sequences_anywhere_in_a_chunk_are_validated_as_std_does() {
+        let sequences: [&[u8]; 10] = [
+            b"\xC3\xA9",
+            b"\xE2\x82\xAC",
+            b"\xF0\x9F\x98\x80",
+            b"\xF4\x8F\xBF\xBF",
+            b"\x80",
+            b"\xE2\x82",
+            b"\xC0\x80",
+            b"\xED\xA0\x80",
+            b"\xF4\x90\x80\x80",
+            b"\xE0\x80\x80",
+        ];
+        let mut ends = Vec::new();
+        for len in 0..=230 {
+            for at in 0..len {
+                for sequence in sequences {
+                    let mut bytes = vec![b'x'; len];
+                    let n = sequence.len().min(len - at);
+                    bytes[at..at + n].copy_from_slice(&sequence[..n]);
+                    assert_validates_as_std(&bytes, &mut ends);
+                    // Valid text before it, so that what it follows is not ASCII.
+                    if at >= 3 {
+                        bytes[at - 3..at].copy_from_slice("\u{20ac}".as_bytes());
+                        assert_validates_as_std(&bytes, &mut ends);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Random chunks of mostly valid text with random bytes in it agree with
+    /// std, short and long.
+    #[test]
+    fn random_chunks_are_validated_as_std_does() {
+        let mut next = crate::xorshift32(0x27d4_eb2d);
+        let pieces: [&[u8]; 9] = [
+            b"a",
+            b"\n",
+            "\u{e9}".as_bytes(),
+            "\u{20ac}".as_bytes(),
+            "\u{1f600}".as_bytes(),
+            "\u{10ffff}".as_bytes(),
+            "\u{d7ff}".as_bytes(),
+            "\u{e000}".as_bytes(),
+            b"bc",
+        ];
+        let mut ends = Vec::new();
+        for round in 0..3000 {
+            let len = next() as usize % if round % 50 == 0 { 5000 } else { 300 };
+            let mut bytes = Vec::new();
+            while bytes.len() < len {
+                let r = next() as usize;
+                bytes.extend_from_slice(pieces[r % pieces.len()]);
+            }
+            bytes.truncate(len);
+            // Now and then a byte changed at random (often making it invalid).
+            if round % 3 == 0 && len > 0 {
+                let r = next() as usize;
+                bytes[r % len] = (r >> 12).to_le_bytes()[0];
+            }
+            assert_validates_as_std(&bytes, &mut ends);
         }
     }
 
@@ -428,8 +838,11 @@ mod tests {
                 // The baseline blocks too, which `scan` skips where the CPU has AVX2.
                 let mut baseline = Vec::new();
                 let baseline_high = scan_blocks(&bytes, &mut baseline, 0, true, block_masks);
-                let first_high = scan(&bytes, &mut ends);
+                let first_high = scan_lines(&bytes, &mut ends);
                 assert_eq!((&baseline, baseline_high), (&ends, first_high), "{bytes:?}");
+                // And the pass that validates as it goes.
+                scan(&bytes, &mut ends);
+                assert_eq!(&baseline, &ends, "{bytes:?}");
                 assert_eq!(
                     first_high,
                     bytes.iter().position(|&b| b >= 0x80),
